@@ -1,0 +1,78 @@
+"""The contract of a game's *fast twin*: the same rules as flat NumPy arrays and Numba kernels.
+
+The reference rules (readable Python) define the games; a fast twin exists only so that search
+and solvers run fast, and is tested against the reference move by move. Search code
+(``agon.search``, ``agon.solve``) is written once against this contract: it receives the
+kernels as first-class Numba functions, so one compiled search serves every game.
+
+Every kernel takes ``params`` (int64[:], the variant, read only) and ``state`` (int64[:], one
+game, mutated in place; it carries its own undo stack, so ``play`` then ``undo`` restores it
+exactly). Moves are the same action numbers as in :mod:`agon.core.game`.
+
+Kernels (all ``@njit(cache=True)``):
+
+``legal_moves(params, state, out) -> int``
+    Write the legal moves into ``out`` (length ``num_actions``), sorted, pass included where
+    legal; return how many. Zero when the game is over.
+``play(params, state, move) -> None``
+    Play a move that ``legal_moves`` returned.
+``undo(params, state) -> None``
+    Take back the last move played with ``play``.
+``to_move(params, state) -> int``
+    0 Black, 1 White, -1 when the game is over.
+``end_code(params, state) -> int``
+    0 while the game goes on, else a game-specific reason code (``end_reasons`` names them).
+``margin(params, state) -> float``
+    Black's points minus White's, komi included, as the reference's ``State.margin``.
+``key(params, state) -> int``
+    A 64-bit hash of everything that decides the game from here (see the game's docs for
+    what history it covers); equal keys are treated as equal positions by transposition tables.
+``evaluate(params, state) -> float``
+    A heuristic estimate of the final margin (Black minus White) for ongoing positions.
+``move_order(params, state, move) -> float``
+    A cheap priority for move ordering: higher is tried first.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+from agon.core.game import Game, State
+
+Array = npt.NDArray[np.int64]
+
+
+@dataclass(frozen=True, eq=False)
+class FastTwin:
+    """A game variant's fast twin: its parameters, its kernels and converters."""
+
+    game: Game
+    params: Array
+    num_actions: int
+    end_reasons: dict[int, str]
+    new_state: Callable[[], Array]
+    """A fresh state array for the starting position."""
+    from_reference: Callable[[State], Array]
+    """The state array of a reference state (its loaded history included)."""
+    position: Callable[[Array], str]
+    """The reference position text of a state array."""
+    legal_moves: Any
+    play: Any
+    undo: Any
+    to_move: Any
+    end_code: Any
+    margin: Any
+    key: Any
+    evaluate: Any
+    move_order: Any
+
+    def legal_list(self, state: Array) -> list[int]:
+        """Legal moves as a Python list (convenience for tests and interfaces)."""
+        out = np.empty(self.num_actions, dtype=np.int64)
+        count = self.legal_moves(self.params, state, out)
+        return [int(m) for m in out[:count]]

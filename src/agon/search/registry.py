@@ -1,0 +1,24 @@
+"""Agents by spec: ``make_agent("mcts:2s", game, seed=1)``."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from agon.core.errors import AgonError
+from agon.core.game import Game
+from agon.search.agent import Agent, Budget, RandomAgent
+
+AgentFactory = Callable[[Game, Budget | None, int | None], Agent]
+
+AGENTS: dict[str, AgentFactory] = {
+    "random": lambda game, budget, seed: RandomAgent(game, seed),
+}
+
+
+def make_agent(spec: str, game: Game, seed: int | None = None) -> Agent:
+    """Build an agent from ``NAME`` or ``NAME:BUDGET``; a bad spec is an AgonError."""
+    name, _, budget_text = spec.strip().lower().partition(":")
+    if name not in AGENTS:
+        raise AgonError(f"unknown agent {spec!r}: choose one of {', '.join(AGENTS)}")
+    budget = Budget.parse(budget_text) if budget_text else None
+    return AGENTS[name](game, budget, seed)
