@@ -1,0 +1,27 @@
+"""The ``agon`` command. Each module below adds its commands to the one Typer app."""
+
+from __future__ import annotations
+
+import typer
+
+app = typer.Typer(
+    name="agon",
+    help="Alternator and Alak: play, analyse, search, solve and serve.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+)
+
+
+def _register_commands() -> None:
+    from agon.cli import play_commands, search_commands, serve_command, solve_commands
+
+    for module in (play_commands, search_commands, solve_commands, serve_command):
+        module.register(app)
+
+
+_register_commands()
+
+
+def main() -> None:
+    app()

@@ -1,0 +1,79 @@
+"""What every command shares: the game argument, variant options, and clean failure."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, NoReturn
+
+import typer
+
+from agon.core.errors import AgonError
+from agon.core.game import Game
+from agon.games import GAMES, make_game
+
+GameArg = Annotated[str, typer.Argument(help=f"The game: {' or '.join(GAMES)}.", show_default=False)]
+SizeOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--size",
+        help="Board size: Alternator files x ranks (default 8x8); Alak number of points (11).",
+        show_default=False,
+    ),
+]
+KomiOpt = Annotated[
+    float | None,
+    typer.Option(
+        help="Points added to White: Alternator default 3.5; Alak traditional and "
+        "tromp-taylor default 0 (baljeu has none).",
+        show_default=False,
+    ),
+]
+RulesOpt = Annotated[
+    str | None,
+    typer.Option(help="Alak rule set: baljeu (default), traditional or tromp-taylor.", show_default=False),
+]
+EdgeOpt = Annotated[
+    bool | None,
+    typer.Option(
+        "--edge-capture/--no-edge-capture",
+        help="Alak baljeu: whether a board end encloses a chain (default on).",
+        show_default=False,
+    ),
+]
+
+
+def fail(message: str, code: int = 2) -> NoReturn:
+    """Print one line naming what is wrong on stderr and exit (status 2 by default)."""
+    typer.echo(f"error: {message}", err=True)
+    raise typer.Exit(code)
+
+
+def build_game(
+    name: str,
+    size: str | None = None,
+    komi: float | None = None,
+    rules: str | None = None,
+    edge_capture: bool | None = None,
+) -> Game:
+    """The variant the options describe; options that do not fit the game are refused."""
+    key = name.strip().lower()
+    options: dict[str, Any] = {}
+    try:
+        if key == "alternator":
+            if rules is not None or edge_capture is not None:
+                fail("--rules and --edge-capture are Alak options; Alternator has neither")
+            if size is not None:
+                options["size"] = size
+        elif key == "alak":
+            if size is not None:
+                if not size.strip().isdigit():
+                    fail(f"Alak --size is a number of points, like 11, not {size!r}")
+                options["size"] = int(size)
+            if rules is not None:
+                options["rules"] = rules
+            if edge_capture is not None:
+                options["edge_capture"] = edge_capture
+        if komi is not None:
+            options["komi"] = komi
+        return make_game(key, options)
+    except AgonError as error:
+        fail(str(error))
