@@ -10,7 +10,9 @@ from agon.core.errors import AgonError
 from agon.core.game import Game
 from agon.games import GAMES, make_game
 
-GameArg = Annotated[str, typer.Argument(help=f"The game: {' or '.join(GAMES)}.", show_default=False)]
+GameArg = Annotated[
+    str, typer.Argument(help=f"The game: {' or '.join(GAMES)}.", show_default=False)
+]
 SizeOpt = Annotated[
     str | None,
     typer.Option(
@@ -29,7 +31,9 @@ KomiOpt = Annotated[
 ]
 RulesOpt = Annotated[
     str | None,
-    typer.Option(help="Alak rule set: baljeu (default), traditional or tromp-taylor.", show_default=False),
+    typer.Option(
+        help="Alak rule set: baljeu (default), traditional or tromp-taylor.", show_default=False
+    ),
 ]
 EdgeOpt = Annotated[
     bool | None,

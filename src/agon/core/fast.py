@@ -27,6 +27,11 @@ Kernels (all ``@njit(cache=True)``):
 ``key(params, state) -> int``
     A 64-bit hash of everything that decides the game from here (see the game's docs for
     what history it covers); equal keys are treated as equal positions by transposition tables.
+``history_key(params, state) -> int``
+    A 64-bit hash of the part of the game's history that the rules still depend on and ``key``
+    leaves out (Alak: the boards that no-repetition / superko forbid, the repetition counts of
+    traditional rules; Alternator: 0, its rules never look back). A search may reuse a stored
+    result for a position only when both keys match.
 ``evaluate(params, state) -> float``
     A heuristic estimate of the final margin (Black minus White) for ongoing positions.
 ``move_order(params, state, move) -> float``
@@ -68,6 +73,7 @@ class FastTwin:
     end_code: Any
     margin: Any
     key: Any
+    history_key: Any
     evaluate: Any
     move_order: Any
 

@@ -86,7 +86,7 @@ class Agent(ABC):
     def choose(self, state: State) -> Move:
         return self.analyse(state).best_move
 
-    def reset(self) -> None:
+    def reset(self) -> None:  # noqa: B027 - most agents keep nothing between games
         """Forget everything learned in the current game (a new game starts)."""
 
 

@@ -303,9 +303,9 @@ class AlakState(State):
             return f"a stone may not be placed where one was just captured (point {name})"
         stone = STONES[now.player]
         board, captured = place_stone(now.board, point, stone, game.edge_encloses)
-        if game.rules is not AlakRules.BALJEU and not captured:
-            if not chain_has_liberty(board, point, True):
-                return f"suicide: the stone at {name} would leave its own chain without a liberty"
+        suicide = not captured and not chain_has_liberty(board, point, True)
+        if game.rules is not AlakRules.BALJEU and suicide:
+            return f"suicide: the stone at {name} would leave its own chain without a liberty"
         if game.rules is AlakRules.TRADITIONAL and board == now.ko_board:
             return (
                 f"ko: playing {name} would recreate the board as it stood before "
@@ -323,7 +323,7 @@ class AlakState(State):
         if self.is_over:
             return []
         moves = self._placements()
-        return moves + [self.game.size] if self.game.has_pass else moves
+        return [*moves, self.game.size] if self.game.has_pass else moves
 
     def illegal_reason(self, move: Move) -> str | None:
         if self.is_over:
@@ -419,7 +419,9 @@ class AlakState(State):
 def parse_alak_position(game: Alak, text: str) -> AlakState:
     tokens = text.split()
     if len(tokens) < 2:
-        raise PositionError("an Alak position is a board like 'x.o..' and the side to move (x or o)")
+        raise PositionError(
+            "an Alak position is a board like 'x.o..' and the side to move (x or o)"
+        )
     board = tokens[0].lower()
     _check_board(game, board, "the board")
     if tokens[1].lower() not in STONES:
