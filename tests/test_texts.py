@@ -1,0 +1,92 @@
+"""The rules texts players read: every game and language loads, and each variant gets its part."""
+
+import re
+from importlib import resources
+
+import pytest
+
+from agon.core.errors import AgonError
+from agon.core.game import Game
+from agon.games import Alak, Alternator, make_game
+from agon.games.alak import AlakRules
+from agon.games.texts import LANGUAGES, rules_text
+
+ALAK_VARIANTS = [Alak(rules=rules) for rules in AlakRules] + [Alak(edge_capture=False)]
+GAMES: list[Game] = [Alternator(), *ALAK_VARIANTS]
+
+
+def raw_text(package: str, lang: str) -> str:
+    return (resources.files(package) / "texts" / f"{lang}.md").read_text(encoding="utf-8")
+
+
+def block_headings(raw: str, key: str) -> dict[str, str]:
+    """The first line of every ``<!-- key:value -->`` block of the raw file, by value."""
+    blocks = re.findall(rf"<!-- {key}:([\w-]+) -->\n(.*?)\n", raw)
+    return dict(blocks)
+
+
+@pytest.mark.parametrize("lang", LANGUAGES)
+@pytest.mark.parametrize("game", GAMES, ids=lambda game: game.variant_id)
+def test_every_game_and_language_loads(game: Game, lang: str) -> None:
+    text = rules_text(game, lang)
+    assert text.startswith(f"# {game.title}\n")
+    assert len(text) > 1000
+    assert "<!--" not in text and "\n\n\n" not in text
+
+
+@pytest.mark.parametrize("lang", LANGUAGES)
+def test_each_alak_rule_set_gets_only_its_own_section(lang: str) -> None:
+    headings = block_headings(raw_text("agon.games.alak", lang), "rules")
+    assert set(headings) == {rules.value for rules in AlakRules}
+    for rules in AlakRules:
+        text = rules_text(Alak(rules=rules), lang)
+        for other, heading in headings.items():
+            assert heading.startswith("## ")
+            assert (heading in text) == (other == rules.value), (rules, other)
+
+
+@pytest.mark.parametrize("lang", LANGUAGES)
+def test_baljeu_text_says_whether_edge_capture_is_on(lang: str) -> None:
+    lines = block_headings(raw_text("agon.games.alak", lang), "edge")
+    assert set(lines) == {"on", "off"}
+    with_edge = rules_text(Alak(edge_capture=True), lang)
+    without_edge = rules_text(Alak(edge_capture=False), lang)
+    assert lines["on"] in with_edge and lines["off"] not in with_edge
+    assert lines["off"] in without_edge and lines["on"] not in without_edge
+    for rules in (AlakRules.TRADITIONAL, AlakRules.TROMP_TAYLOR):
+        text = rules_text(Alak(rules=rules), lang)
+        assert lines["on"] not in text and lines["off"] not in text
+
+
+@pytest.mark.parametrize("lang", LANGUAGES)
+def test_alternator_text_gives_default_komi_and_notation(lang: str) -> None:
+    text = rules_text(Alternator(), lang)
+    assert "3.5" in text
+    assert "`d4-d5`" in text
+
+
+@pytest.mark.parametrize("lang", LANGUAGES)
+def test_alternator_example_replays_as_the_text_says(lang: str) -> None:
+    text = rules_text(Alternator(), lang)
+    moves = re.findall(r"^\d+\. \*\*([a-h][1-8]-[a-h][1-8])\*\*", text, re.MULTILINE)
+    assert moves == ["e4-e3", "d4-d5", "d5-d6", "d6-e6", "e6-e7", "f8-f7"]
+    state = Alternator().new_state()
+    for move in moves[:4]:
+        state.play_text(move)
+    for refused in ("e7-e6", "e5-e6"):  # the text: a blank cell may not join the tree of 4
+        assert not state.is_legal(state.game.parse_move(refused))
+    for move in moves[4:]:
+        state.play_text(move)
+    assert (state.score().black, state.score().white) == (34, 33.5)
+    assert "34" in text and "33.5" in text
+    assert not state.is_legal(state.game.parse_move("f7-e7"))
+    assert state.is_legal(state.game.parse_move("e7-f7"))
+
+
+def test_language_is_read_leniently() -> None:
+    assert rules_text(make_game("alak"), " NL ") == rules_text(make_game("alak"), "nl")
+
+
+def test_unknown_language_is_refused_naming_the_choices() -> None:
+    with pytest.raises(AgonError, match="en, es, nl, lt"):
+        rules_text(Alternator(), "fr")
