@@ -441,8 +441,8 @@ def parse_alak_position(game: Alak, text: str) -> AlakState:
         prisoner_counts = [int(v) for v in values.get("prisoners", "0,0").split(",")]
     except ValueError:
         raise PositionError("passes= and prisoners= take whole numbers") from None
-    if not 0 <= passes <= 1 or len(prisoner_counts) != 2 or min(prisoner_counts) < 0:
-        raise PositionError("passes= is 0 or 1, prisoners= is two counts like 2,1")
+    if not 0 <= passes <= 2 or len(prisoner_counts) != 2 or min(prisoner_counts) < 0:
+        raise PositionError("passes= is 0, 1 or 2, prisoners= is two counts like 2,1")
     ko_board = values.get("ko")
     if ko_board is not None:
         _check_board(game, ko_board, "the ko board")
