@@ -1,7 +1,51 @@
-"""Placeholder until its owner writes it."""
+"""``agon serve``: the web arena (FastAPI on Uvicorn)."""
+
+from __future__ import annotations
+
+from typing import Annotated
 
 import typer
+
+from agon.cli.common import fail
+from agon.core.errors import AgonError
 
 
 def register(app: typer.Typer) -> None:
     """Add this module's commands to the app."""
+    app.command("serve")(serve)
+
+
+def serve(
+    host: Annotated[str, typer.Option(help="Address to listen on.")] = "127.0.0.1",
+    port: Annotated[int, typer.Option(help="Port to listen on.", min=1, max=65535)] = 8000,
+    db: Annotated[
+        str | None,
+        typer.Option(
+            help="Database: an SQLAlchemy URL (sqlite:///path.db, postgresql://user@host/db) or "
+            "an SQLite file path. Default: $AGON_DB, else ~/.local/share/agon/agon.db.",
+            show_default=False,
+        ),
+    ] = None,
+    workers: Annotated[
+        int, typer.Option(help="Processes that think for the computer.", min=1, max=32)
+    ] = 2,
+) -> None:
+    """Play Alternator and Alak in the browser: against the computer, at one screen, or
+    with a friend through a link."""
+    import uvicorn
+    from sqlalchemy.exc import SQLAlchemyError
+
+    from agon.web.app import create_app
+    from agon.web.config import database_url
+
+    try:
+        url = database_url(db)
+    except AgonError as error:
+        fail(str(error))
+    shown = url.render_as_string()  # the password, if any, is hidden
+    try:
+        app = create_app(url, workers=workers)
+    except SQLAlchemyError as error:
+        fail(f"cannot open the database {shown}: {error.__class__.__name__}: {error}")
+    typer.echo(f"Agon arena on http://{host}:{port}/  (database: {shown})")
+    uvicorn.run(app, host=host, port=port, log_level="info")

@@ -60,7 +60,11 @@ class Analysis:
     """Iterations (MCTS) or nodes (alpha-beta) spent."""
     seconds: float = 0.0
     proven: bool = False
-    """True when ``value`` is exact (a proven win, loss or margin)."""
+    """True when the outcome is proven: a win, draw or loss (``win_rate`` 1, 0.5 or 0) that
+    best play cannot change. Whether ``value`` is then exact too depends on the agent (it is
+    for a complete alpha-beta search, not for MCTS, whose value stays a playout mean)."""
+    win_rate: float | None = None
+    """Expected result of the player to move (win 1, draw 0.5, loss 0), where the agent has one."""
 
     @property
     def speed(self) -> float:

@@ -305,7 +305,8 @@ class AlternatorState(State):
         """Ranks from the top, cells separated by spaces, ranks by '/', then side to move.
 
         A root is its size (``1`` for a blank cell), a pit is the arrow of its stem
-        (``^ > v <``). ``pass`` at the end means the last move was a pass.
+        (``^ > v <``). ``pass`` at the end means the last move was a pass (``pass pass``: the
+        last two, so the game is over).
         """
         game = self.game
         ranks = []
@@ -316,7 +317,7 @@ class AlternatorState(State):
                 tokens.append(str(value) if value > 0 else PIT_SYMBOLS[-1 - value])
             ranks.append(" ".join(tokens))
         text = " / ".join(ranks) + f" : {self.player.letter.lower()}"
-        return text + (" pass" if self.passes else "")
+        return text + " pass" * self.passes
 
 
 def parse_alternator_position(game: Alternator, text: str) -> AlternatorState:
@@ -329,9 +330,9 @@ def parse_alternator_position(game: Alternator, text: str) -> AlternatorState:
     player = Player.parse(tail_tokens[0])
     passes = 0
     if len(tail_tokens) > 1:
-        if tail_tokens[1:] != ["pass"]:
+        if tail_tokens[1:] not in (["pass"], ["pass", "pass"]):
             raise PositionError(f"unexpected {' '.join(tail_tokens[1:])!r} after the side to move")
-        passes = 1
+        passes = len(tail_tokens) - 1
     rank_texts = [r.split() for r in board_text.split("/")]
     if len(rank_texts) != game.height:
         raise PositionError(f"the position has {len(rank_texts)} ranks, the board {game.height}")
