@@ -1,0 +1,402 @@
+"""Alternator's fast twin: the rules of ``rules.py`` as flat int64 arrays and Numba kernels.
+
+The contract is :mod:`agon.core.fast`; ``tests/test_alternator_fast.py`` checks every kernel
+against the reference rules move by move.
+
+``params`` (read only), with ``N = width * height`` cells:
+
+====================  ==========================================================================
+index                 content
+====================  ==========================================================================
+0, 1, 2               width, height, N
+3                     komi, the bits of a float64 (so any komi gives the reference's margin)
+4                     Zobrist key of "White to move"
+5, 6                  Zobrist keys of one and of two consecutive passes
+7 + 4*c + d           the neighbour of cell ``c`` in direction ``d`` (0 N, 1 E, 2 S, 3 W),
+                      -1 off the board
+7 + 4N + c            1 if cell ``c`` is dark (Black's), else 0
+7 + 5N + c*(N+4) + i  Zobrist key of cell ``c`` holding value index ``i``: a pit ``-1-d`` is
+                      ``i = 3-d`` (0..3), a root of size ``s`` is ``i = s+3`` (4..N+3)
+====================  ==========================================================================
+
+``state`` (one game, mutated in place):
+
+================  ===============================================================================
+index             content
+================  ===============================================================================
+0 .. N-1          cells, as the reference's ``AlternatorState.cells``: a root's tree size (> 0),
+                  or ``-1 - direction`` for a pit
+N                 side to move (0 Black, 1 White)
+N+1               consecutive passes (2: the game is over)
+N+2               ply: moves on the undo stack
+N+3               Zobrist key of cells, side to move and passes (kept up to date by play/undo)
+N+4               Black's points without komi (White's are ``N`` minus these)
+N+5 .. N+5+2N-1   undo stack, one entry per move: ``move | old passes << 16 | pit size << 18``
+================  ===============================================================================
+
+A game has at most N-1 placements (each turns a root into a pit), at most one pass between
+two of them and before the first, and two at the end: at most 2N moves, the stack's length.
+"""
+
+from __future__ import annotations
+
+import functools
+
+import numpy as np
+import numpy.typing as npt
+from numba import njit
+
+from agon.core.errors import AgonError
+from agon.core.fast import FastTwin
+from agon.core.game import State
+from agon.core.player import Player
+from agon.games.alternator.rules import REASON_PASSES, Alternator, AlternatorState
+
+Array = npt.NDArray[np.int64]
+
+ZOBRIST_SEED = 0x5EED_A17E
+END_BOTH_PASSED = 1
+
+P_WIDTH = 0
+P_HEIGHT = 1
+P_CELLS = 2
+P_KOMI_BITS = 3
+P_WHITE_KEY = 4
+P_PASS_KEYS = 5  # two entries: one pass, two passes
+P_TABLES = 7
+
+S_SIDE = 0  # header entries, after the N cells
+S_PASSES = 1
+S_PLY = 2
+S_KEY = 3
+S_BLACK_POINTS = 4
+S_STACK = 5
+
+ENTRY_PASSES_SHIFT = 16
+ENTRY_SIZE_SHIFT = 18
+ENTRY_MOVE_MASK = (1 << ENTRY_PASSES_SHIFT) - 1
+
+# Evaluation weights (docs/evaluation.md, "## Alternator", explains and measures them).
+PULL_WEIGHT = 1.5  # per point of the smallest tree a safe root can pull onto itself
+GAIN_WEIGHT = 0.75  # per point of the largest tree the side to move can take now
+TEMPO_BONUS = 0.75  # for being on move while placements remain
+
+
+# --- layout helpers ---------------------------------------------------------------------------
+
+
+@njit(cache=True)
+def _neighbour(params: Array, cell: int, direction: int) -> int:
+    return int(params[P_TABLES + 4 * cell + direction])
+
+
+@njit(cache=True)
+def _is_dark(params: Array, n: int, cell: int) -> bool:
+    return bool(params[P_TABLES + 4 * n + cell] != 0)
+
+
+@njit(cache=True)
+def _cell_key(params: Array, n: int, cell: int, value: int) -> int:
+    index = value + 4 if value < 0 else value + 3
+    return int(params[P_TABLES + 5 * n + cell * (n + 4) + index])
+
+
+@njit(cache=True)
+def _passes_key(params: Array, passes: int) -> int:
+    return int(params[P_PASS_KEYS + passes - 1]) if passes > 0 else 0
+
+
+@njit(cache=True)
+def _komi(params: Array) -> float:
+    return float(params[P_KOMI_BITS : P_KOMI_BITS + 1].view(np.float64)[0])
+
+
+@njit(cache=True)
+def _full_key(params: Array, state: Array) -> int:
+    """The Zobrist key computed from scratch (play and undo keep it up to date instead)."""
+    n = params[P_CELLS]
+    zobrist = 0
+    for cell in range(n):
+        zobrist ^= _cell_key(params, n, cell, state[cell])
+    if state[n + S_SIDE] == 1:
+        zobrist ^= params[P_WHITE_KEY]
+    return zobrist ^ _passes_key(params, state[n + S_PASSES])
+
+
+@njit(cache=True)
+def _placement_key(
+    params: Array, n: int, move: int, root: int, pit_size: int, root_size: int
+) -> int:
+    """What a placement changes in the Zobrist key (xor it in to play, again to undo)."""
+    pit = move >> 2
+    changed = _cell_key(params, n, pit, pit_size) ^ _cell_key(params, n, pit, -1 - (move & 3))
+    return (
+        changed
+        ^ _cell_key(params, n, root, root_size)
+        ^ _cell_key(params, n, root, root_size + pit_size)
+    )
+
+
+@njit(cache=True)
+def _black_gain(params: Array, n: int, pit: int, pit_size: int) -> int:
+    """Black's points won by moving the tree at ``pit``: a tree always moves to the other colour."""
+    return -pit_size if _is_dark(params, n, pit) else pit_size
+
+
+@njit(cache=True)
+def _black_points(params: Array, state: Array) -> int:
+    n = params[P_CELLS]
+    points = 0
+    for cell in range(n):
+        if state[cell] > 0 and _is_dark(params, n, cell):
+            points += state[cell]
+    return points
+
+
+# --- the kernels of the contract --------------------------------------------------------------
+
+
+@njit(cache=True)
+def legal_moves(params: Array, state: Array, out: Array) -> int:
+    n = params[P_CELLS]
+    if state[n + S_PASSES] >= 2:
+        return 0
+    count = 0
+    for pit in range(n):
+        pit_size = state[pit]
+        if pit_size <= 0:
+            continue
+        for direction in range(4):
+            root = _neighbour(params, pit, direction)
+            if root >= 0 and 0 < state[root] <= pit_size:
+                out[count] = 4 * pit + direction
+                count += 1
+    out[count] = 4 * n
+    return count + 1
+
+
+@njit(cache=True)
+def play(params: Array, state: Array, move: int) -> None:
+    n = params[P_CELLS]
+    passes = state[n + S_PASSES]
+    ply = state[n + S_PLY]
+    zobrist = state[n + S_KEY] ^ params[P_WHITE_KEY] ^ _passes_key(params, passes)
+    if move == 4 * n:
+        state[n + S_STACK + ply] = move | passes << ENTRY_PASSES_SHIFT
+        passes += 1
+    else:
+        pit, direction = move >> 2, move & 3
+        root = _neighbour(params, pit, direction)
+        pit_size, root_size = state[pit], state[root]
+        state[n + S_STACK + ply] = (
+            move | passes << ENTRY_PASSES_SHIFT | pit_size << ENTRY_SIZE_SHIFT
+        )
+        zobrist ^= _placement_key(params, n, move, root, pit_size, root_size)
+        state[pit] = -1 - direction
+        state[root] = root_size + pit_size
+        state[n + S_BLACK_POINTS] += _black_gain(params, n, pit, pit_size)
+        passes = 0
+    state[n + S_PASSES] = passes
+    state[n + S_KEY] = zobrist ^ _passes_key(params, passes)
+    state[n + S_SIDE] ^= 1
+    state[n + S_PLY] = ply + 1
+
+
+@njit(cache=True)
+def undo(params: Array, state: Array) -> None:
+    n = params[P_CELLS]
+    ply = state[n + S_PLY] - 1
+    entry = state[n + S_STACK + ply]
+    state[n + S_STACK + ply] = 0  # so that undoing everything gives back the very same array
+    move = entry & ENTRY_MOVE_MASK
+    old_passes = (entry >> ENTRY_PASSES_SHIFT) & 3
+    zobrist = state[n + S_KEY] ^ params[P_WHITE_KEY] ^ _passes_key(params, state[n + S_PASSES])
+    if move != 4 * n:
+        pit = move >> 2
+        root = _neighbour(params, pit, move & 3)
+        pit_size = entry >> ENTRY_SIZE_SHIFT
+        root_size = state[root] - pit_size
+        zobrist ^= _placement_key(params, n, move, root, pit_size, root_size)
+        state[pit] = pit_size
+        state[root] = root_size
+        state[n + S_BLACK_POINTS] -= _black_gain(params, n, pit, pit_size)
+    state[n + S_PASSES] = old_passes
+    state[n + S_KEY] = zobrist ^ _passes_key(params, old_passes)
+    state[n + S_SIDE] ^= 1
+    state[n + S_PLY] = ply
+
+
+@njit(cache=True)
+def to_move(params: Array, state: Array) -> int:
+    n = params[P_CELLS]
+    return -1 if state[n + S_PASSES] >= 2 else int(state[n + S_SIDE])
+
+
+@njit(cache=True)
+def end_code(params: Array, state: Array) -> int:
+    return END_BOTH_PASSED if state[params[P_CELLS] + S_PASSES] >= 2 else 0
+
+
+@njit(cache=True)
+def margin(params: Array, state: Array) -> float:
+    n = params[P_CELLS]
+    black = state[n + S_BLACK_POINTS]
+    # The reference's order of operations, so that any komi gives the same float.
+    return float(black) - (float(n - black) + _komi(params))
+
+
+@njit(cache=True)
+def key(params: Array, state: Array) -> int:
+    return int(state[params[P_CELLS] + S_KEY])
+
+
+@njit(cache=True)
+def history_key(params: Array, state: Array) -> int:
+    """Always 0: Alternator's rules never look back (no position can repeat)."""
+    return 0
+
+
+@njit(cache=True)
+def _smallest_neighbour(params: Array, state: Array, cell: int) -> int:
+    """The size of the smallest root next to ``cell``, 0 if it has none."""
+    smallest = 0
+    for direction in range(4):
+        other = _neighbour(params, cell, direction)
+        if other >= 0 and state[other] > 0 and (smallest == 0 or state[other] < smallest):
+            smallest = state[other]
+    return int(smallest)
+
+
+@njit(cache=True)
+def evaluate(params: Array, state: Array) -> float:
+    """The margin now, plus what safe roots will pull in, plus the move (docs/evaluation.md)."""
+    value = margin(params, state)
+    n = params[P_CELLS]
+    if state[n + S_PASSES] >= 2:
+        return value
+    mover_dark = state[n + S_SIDE] == 0
+    movable = False
+    mover_gain = 0  # the largest tree the side to move can hand to its own colour now
+    for cell in range(n):
+        size = state[cell]
+        if size <= 0:
+            continue
+        smallest_neighbour = _smallest_neighbour(params, state, cell)
+        dark = _is_dark(params, n, cell)
+        if smallest_neighbour > size:
+            # A safe root: it cannot move, and its owner can pull any neighbour onto it.
+            pull = PULL_WEIGHT * smallest_neighbour
+            value += pull if dark else -pull
+        elif smallest_neighbour > 0:
+            movable = True
+            # Moving a tree hands it to the other colour: only its owner's opponent gains.
+            if dark != mover_dark:
+                mover_gain = max(mover_gain, size)
+    if not movable:  # only passes remain: the margin is final
+        return value
+    tempo = GAIN_WEIGHT * mover_gain + TEMPO_BONUS
+    return value + tempo if mover_dark else value - tempo
+
+
+@njit(cache=True)
+def move_order(params: Array, state: Array, move: int) -> float:
+    """Immediate gain, less what the opponent can take straight back; pass last."""
+    n = params[P_CELLS]
+    if move == 4 * n:
+        return -3.0 * float(n) - 1.0
+    pit, direction = move >> 2, move & 3
+    root = _neighbour(params, pit, direction)
+    pit_size = state[pit]
+    merged = pit_size + state[root]
+    # The tree changes colour: the mover gains it if it was the opponent's.
+    mover_dark = state[n + S_SIDE] == 0
+    gain = pit_size if _is_dark(params, n, pit) != mover_dark else -pit_size
+    # Can the opponent hand the merged tree straight back (onto another neighbour of root)?
+    recapture = 0
+    for other_direction in range(4):
+        other = _neighbour(params, root, other_direction)
+        if other >= 0 and other != pit and 0 < state[other] <= merged:
+            recapture = merged
+    return float(gain - recapture) + float(merged) / (4.0 * float(n))
+
+
+# --- building the twin ----------------------------------------------------------------------
+
+
+def _zobrist_keys(seed: int, count: int) -> Array:
+    """``count`` 64-bit keys from splitmix64: the same on every machine and NumPy version."""
+    golden, mix1, mix2 = (
+        np.uint64(c) for c in (0x9E3779B97F4A7C15, 0xBF58476D1CE4E5B9, 0x94D049BB133111EB)
+    )
+    z = np.uint64(seed) + golden * np.arange(1, count + 1, dtype=np.uint64)
+    z = (z ^ (z >> np.uint64(30))) * mix1
+    z = (z ^ (z >> np.uint64(27))) * mix2
+    return (z ^ (z >> np.uint64(31))).view(np.int64)
+
+
+def _make_params(game: Alternator) -> Array:
+    n = game.cells
+    params = np.zeros(P_TABLES + 5 * n + n * (n + 4), dtype=np.int64)
+    params[P_WIDTH], params[P_HEIGHT], params[P_CELLS] = game.width, game.height, n
+    params[P_KOMI_BITS] = np.array([game.komi], dtype=np.float64).view(np.int64)[0]
+    for cell in range(n):
+        for direction in range(4):
+            neighbour = game.neighbour(cell, direction)
+            params[P_TABLES + 4 * cell + direction] = -1 if neighbour is None else neighbour
+        params[P_TABLES + 4 * n + cell] = int(game.is_dark(cell))
+    keys = _zobrist_keys(ZOBRIST_SEED + 32 * game.width + game.height, 3 + n * (n + 4))
+    params[P_WHITE_KEY : P_WHITE_KEY + 3] = keys[:3]
+    params[P_TABLES + 5 * n :] = keys[3:]
+    return params
+
+
+def _state_length(game: Alternator) -> int:
+    return game.cells + S_STACK + 2 * game.cells
+
+
+@functools.lru_cache(maxsize=64)
+def fast_twin(game: Alternator) -> FastTwin:
+    """The fast twin of an Alternator variant (built once per variant)."""
+    params = _make_params(game)
+    n = game.cells
+
+    def from_reference(reference: State) -> Array:
+        if not isinstance(reference, AlternatorState) or reference.game != game:
+            raise AgonError(f"not a state of {game.description}: {reference!r}")
+        start = reference.copy()
+        while start.history:
+            start.undo()
+        state = np.zeros(_state_length(game), dtype=np.int64)
+        state[:n] = start.cells
+        state[n + S_SIDE] = int(start.player)
+        state[n + S_PASSES] = start.passes
+        state[n + S_BLACK_POINTS] = _black_points(params, state)
+        state[n + S_KEY] = _full_key(params, state)
+        for move in reference.history:
+            play(params, state, move)
+        return state
+
+    def position(state: Array) -> str:
+        cells = tuple(int(value) for value in state[:n])
+        player = Player(int(state[n + S_SIDE]))
+        return AlternatorState(game, cells, player, int(state[n + S_PASSES])).position()
+
+    return FastTwin(
+        game=game,
+        params=params,
+        num_actions=game.num_actions,
+        end_reasons={END_BOTH_PASSED: REASON_PASSES},
+        new_state=lambda: from_reference(game.new_state()),
+        from_reference=from_reference,
+        position=position,
+        legal_moves=legal_moves,
+        play=play,
+        undo=undo,
+        to_move=to_move,
+        end_code=end_code,
+        margin=margin,
+        key=key,
+        history_key=history_key,
+        evaluate=evaluate,
+        move_order=move_order,
+    )
