@@ -14,10 +14,11 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from collections.abc import Iterable, Mapping
+from contextlib import suppress
 from dataclasses import dataclass
 from typing import Any, ClassVar, TypeVar
 
-from agon.core.errors import IllegalMove
+from agon.core.errors import IllegalMove, NotationError
 from agon.core.player import Player
 
 Move = int
@@ -223,7 +224,8 @@ class State(ABC):
 
     def _describe_move(self, move: Move) -> str:
         if 0 <= move < self.game.num_actions:
-            return self.game.format_move(move)
+            with suppress(NotationError):  # an action with no notation, e.g. baljeu's pass
+                return self.game.format_move(move)
         return f"move number {move}"
 
     def __repr__(self) -> str:

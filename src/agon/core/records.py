@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Mapping
+from contextlib import suppress
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -60,11 +61,14 @@ class GameRecord:
 
     def replay(self) -> State:
         """The final state, every move checked by the rules."""
-        state = (
-            self.game.parse_position(self.start_position)
-            if self.start_position
-            else self.game.new_state()
-        )
+        try:
+            state = (
+                self.game.parse_position(self.start_position)
+                if self.start_position
+                else self.game.new_state()
+            )
+        except AgonError as error:
+            raise RecordError(f"the start position does not load: {error}") from None
         for index, text in enumerate(self.moves, start=1):
             try:
                 state.play_text(text)
@@ -107,6 +111,8 @@ class GameRecord:
             temporary.write_text(self.to_json(), encoding="utf-8")
             temporary.replace(target)
         except OSError as error:
+            with suppress(OSError):  # leave no half-written file behind
+                temporary.unlink(missing_ok=True)
             raise RecordError(f"cannot write {target}: {error.strerror or error}") from None
 
     @classmethod

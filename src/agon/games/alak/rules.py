@@ -132,11 +132,12 @@ class Alak(Game):
 
     def parse_move(self, text: str) -> Move:
         cleaned = text.strip().lower()
-        if cleaned in ("pass", "p"):
+        # "p" is short for pass, except on boards long enough to have a point p (the 16th).
+        if cleaned == "pass" or (cleaned == "p" and self.size < 16):
             if not self.has_pass:
                 raise NotationError("there is no pass in the baljeu rules: placing is compulsory")
             return self.size
-        if cleaned.isdigit():
+        if cleaned.isdecimal():
             point = int(cleaned) - 1
         elif len(cleaned) == 1 and cleaned.isalpha():
             point = ord(cleaned) - ord("a")
@@ -361,7 +362,8 @@ class AlakState(State):
         if move == self.game.size:
             self.current = replace(
                 now, player=now.player.other, passes=now.passes + 1,
-                captured=frozenset(), ko_board=now.board,
+                captured=frozenset(),
+                ko_board=now.board if self.game.rules is AlakRules.TRADITIONAL else None,
             )
             return
         stone = STONES[now.player]
@@ -477,7 +479,7 @@ def _check_board(game: Alak, board: str, what: str) -> None:
 def _parse_points(game: Alak, text: str, board: str) -> frozenset[int]:
     points = set()
     for item in filter(None, text.split(",")):
-        if not item.isdigit() or not 1 <= int(item) <= game.size:
+        if not item.isdecimal() or not 1 <= int(item) <= game.size:
             raise PositionError(f"captured= lists points 1–{game.size}, not {item!r}")
         if board[int(item) - 1] != EMPTY:
             raise PositionError(f"captured point {item} is not empty")

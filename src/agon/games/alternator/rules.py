@@ -347,7 +347,7 @@ def parse_alternator_position(game: Alternator, text: str) -> AlternatorState:
             cell = rank * game.width + file
             if token in PIT_SYMBOLS:
                 cells[cell] = -1 - PIT_SYMBOLS.index(token)
-            elif token.isdigit() and int(token) > 0:
+            elif token.isdecimal() and int(token) > 0:
                 cells[cell] = int(token)
             else:
                 raise PositionError(
