@@ -1,0 +1,283 @@
+"""The FastAPI application: pages, the JSON API, and a WebSocket per game.
+
+Players prove their seat with the secret token of their link, sent as the ``X-Agon-Token``
+header. Every error is a JSON ``{"detail": "..."}`` in words a player understands.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from importlib import resources
+from typing import Annotated, Any, Literal
+
+from fastapi import FastAPI, Header, Query, Request, WebSocket, WebSocketDisconnect
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import HTMLResponse, JSONResponse, Response
+from fastapi.staticfiles import StaticFiles
+from pydantic import BaseModel, Field
+from sqlalchemy.engine import URL
+from starlette.exceptions import HTTPException as StarletteHTTPException
+
+from agon.core.errors import AgonError, IllegalMove
+from agon.games import GAMES, make_game
+from agon.web import pages
+from agon.web.arena import Arena, ArenaError, NewGame, NotFound
+from agon.web.config import database_url
+from agon.web.levels import DEFAULT_LEVEL, LEVELS, level_spec
+from agon.web.store import Store
+
+log = logging.getLogger(__name__)
+
+Token = Annotated[str | None, Header(alias="X-Agon-Token")]
+MAX_LIST = 50
+
+
+class NewGameBody(BaseModel):
+    game: str = Field(max_length=32)
+    options: dict[str, Any] = Field(default_factory=dict)
+    opponent: Literal["computer", "local", "friend"] = "computer"
+    level: str = Field(DEFAULT_LEVEL, max_length=32)
+    colour: Literal["black", "white", "random"] = "black"
+
+
+class MoveBody(BaseModel):
+    move: str = Field(max_length=64)
+
+
+def create_app(
+    db: str | URL | None = None,
+    *,
+    workers: int = 2,
+    executor: str = "process",
+    warm: bool = True,
+) -> FastAPI:
+    """The arena on database ``db`` (a URL or SQLite path; default: see ``config``).
+
+    ``executor`` is ``process`` (agents in worker processes, the default) or ``thread``;
+    ``warm`` loads the agents' compiled kernels in each worker at startup (slow only the first
+    time, when Numba compiles them).
+    """
+    url = db if isinstance(db, URL) else database_url(db)
+    arena = Arena(Store(url), workers=workers, executor=executor, warm=warm)
+
+    @asynccontextmanager
+    async def lifespan(_app: FastAPI) -> AsyncIterator[None]:
+        arena.start()
+        yield
+        await arena.close()
+
+    app = FastAPI(
+        title="Agon arena",
+        summary="Play Alternator and Alak in the browser",
+        lifespan=lifespan,
+        docs_url="/api/docs",
+        openapi_url="/api/openapi.json",
+        redoc_url=None,
+    )
+    app.state.arena = arena
+    static = resources.files("agon.web") / "static"
+    app.mount("/static", StaticFiles(directory=str(static)), name="static")
+    _add_error_handlers(app)
+    _add_pages(app, arena)
+    _add_api(app, arena)
+    return app
+
+
+def _add_error_handlers(app: FastAPI) -> None:
+    def wants_html(request: Request) -> bool:
+        return not request.url.path.startswith(("/api", "/ws", "/static"))
+
+    @app.exception_handler(AgonError)
+    async def agon_error(request: Request, error: AgonError) -> Response:
+        status = error.status if isinstance(error, ArenaError) else 400
+        if isinstance(error, IllegalMove):
+            status = 422
+        if wants_html(request):
+            return HTMLResponse(pages.error_page("Not here", str(error)), status_code=status)
+        return JSONResponse({"detail": str(error)}, status_code=status)
+
+    @app.exception_handler(RequestValidationError)
+    async def bad_request(_request: Request, error: RequestValidationError) -> Response:
+        problems = []
+        for item in error.errors():
+            where = ".".join(str(part) for part in item.get("loc", ()) if part != "body")
+            problems.append(f"{where}: {item.get('msg', 'invalid')}" if where else item["msg"])
+        return JSONResponse({"detail": "bad request: " + "; ".join(problems)}, status_code=400)
+
+    @app.exception_handler(StarletteHTTPException)
+    async def http_error(request: Request, error: StarletteHTTPException) -> Response:
+        if wants_html(request) and error.status_code == 404:
+            message = "There is no page at this address."
+            return HTMLResponse(pages.error_page("Not found", message), status_code=404)
+        return JSONResponse({"detail": str(error.detail)}, status_code=error.status_code)
+
+    @app.exception_handler(Exception)
+    async def unexpected(_request: Request, error: Exception) -> Response:
+        log.exception("unexpected error", exc_info=error)
+        return JSONResponse({"detail": "the server failed; please try again"}, status_code=500)
+
+
+def _add_pages(app: FastAPI, arena: Arena) -> None:
+    @app.get("/", response_class=HTMLResponse, include_in_schema=False)
+    async def lobby() -> str:
+        return pages.lobby_page()
+
+    @app.get("/game/{game_id}", response_class=HTMLResponse, include_in_schema=False)
+    async def game_page(game_id: str) -> str:
+        loaded = await arena.load(game_id)
+        return pages.game_page(game_id, loaded.game.description)
+
+    @app.get("/rules/{game}", response_class=HTMLResponse, include_in_schema=False)
+    async def rules_page(
+        request: Request,
+        game: str,
+        lang: str | None = None,
+        rules: str | None = None,
+        edge: Literal["on", "off"] | None = None,
+    ) -> Response:
+        if game not in GAMES:
+            raise NotFound(f"there are rules for {' and '.join(GAMES)}, not for {game!r}")
+        variant = pages.rules_variant(game, rules, edge)
+        chosen = pages.pick_language(lang, request.cookies.get(pages.LANG_COOKIE))
+        response = HTMLResponse(pages.rules_page(variant, chosen))
+        if lang is not None and chosen == lang.lower():
+            response.set_cookie(pages.LANG_COOKIE, chosen, max_age=365 * 86400, samesite="lax")
+        return response
+
+    @app.get("/favicon.ico", include_in_schema=False)
+    async def favicon() -> Response:
+        icon = (resources.files("agon.web") / "static" / "favicon.svg").read_bytes()
+        return Response(icon, media_type="image/svg+xml")
+
+
+def _add_api(app: FastAPI, arena: Arena) -> None:
+    @app.get("/api/meta")
+    async def meta() -> dict[str, Any]:
+        """Games, their default options, the computer's levels and the rules' languages."""
+        levels = [
+            {"key": level.key, "label": level.label, "agent": level_spec(level.key)}
+            for level in LEVELS
+        ]
+        return {
+            "games": {
+                name: {"title": cls.title, "defaults": make_game(name).options()}
+                for name, cls in GAMES.items()
+            },
+            "levels": levels,
+            "default_level": DEFAULT_LEVEL,
+            "languages": pages.LANGUAGE_NAMES,
+        }
+
+    @app.post("/api/games", status_code=201)
+    async def create_game(body: NewGameBody) -> dict[str, Any]:
+        """Start a game; the answer holds your seat's token (and a friend's, for a link game)."""
+        created = await arena.create(
+            NewGame(body.game, body.options, body.opponent, body.level, body.colour)
+        )
+        return {
+            "id": created.game_id,
+            "token": created.token,
+            "invite_token": created.invite_token,
+            "colour": created.colour,
+            "url": f"/game/{created.game_id}#token={created.token}",
+            "invite_url": (
+                f"/game/{created.game_id}#token={created.invite_token}"
+                if created.invite_token
+                else None
+            ),
+            "watch_url": f"/game/{created.game_id}",
+        }
+
+    @app.get("/api/games")
+    async def list_games(
+        status: Literal["active", "over", "all"] = "active",
+        ids: Annotated[str | None, Query(max_length=2000)] = None,
+        limit: Annotated[int, Query(ge=1, le=MAX_LIST)] = 20,
+    ) -> dict[str, Any]:
+        """Recent games (to watch), or the games named in ``ids`` (comma-separated)."""
+        if ids is not None:
+            wanted = [part for part in ids.split(",") if part][:MAX_LIST]
+            return {"games": await arena.many(wanted)}
+        return {"games": await arena.recent(None if status == "all" else status, limit)}
+
+    @app.get("/api/games/{game_id}")
+    async def get_game(game_id: str, token: Token = None) -> dict[str, Any]:
+        loaded = await arena.load(game_id)
+        arena.ensure_thinking(loaded)
+        return arena.view(loaded, token)
+
+    @app.post("/api/games/{game_id}/moves")
+    async def play(game_id: str, body: MoveBody, token: Token = None) -> dict[str, Any]:
+        """Play a move in the game's notation (``d4-d5``, ``3``, ``pass``)."""
+        return await arena.play(game_id, token, body.move)
+
+    @app.post("/api/games/{game_id}/pass")
+    async def pass_turn(game_id: str, token: Token = None) -> dict[str, Any]:
+        return await arena.play(game_id, token, "pass")
+
+    @app.post("/api/games/{game_id}/undo")
+    async def undo(game_id: str, token: Token = None) -> dict[str, Any]:
+        """Take back your last move (and the computer's answer): not in games between links."""
+        return await arena.undo(game_id, token)
+
+    @app.post("/api/games/{game_id}/resign")
+    async def resign(game_id: str, token: Token = None) -> dict[str, Any]:
+        return await arena.resign(game_id, token)
+
+    @app.get("/api/games/{game_id}/targets")
+    async def targets(
+        game_id: str, cell: Annotated[str, Query(max_length=8)], token: Token = None
+    ) -> dict[str, Any]:
+        """Alternator: the legal roots for a pit at ``cell``, and why the others are not."""
+        return await arena.targets(game_id, token, cell)
+
+    @app.get("/api/games/{game_id}/hint")
+    async def hint(game_id: str, token: Token = None) -> dict[str, Any]:
+        """The computer's suggestion for the player to move (players only, on their turn)."""
+        return await arena.hint(game_id, token)
+
+    @app.get("/api/games/{game_id}/record")
+    async def record(game_id: str) -> Response:
+        """The game record (Agon record JSON, replayable with ``agon replay``)."""
+        game_record = await arena.record(game_id)
+        filename = f"agon-{game_record.game.name}-{game_id}.json"
+        return Response(
+            game_record.to_json(),
+            media_type="application/json",
+            headers={"Content-Disposition": f'attachment; filename="{filename}"'},
+        )
+
+    @app.get("/api/rules/{game}")
+    async def rules(
+        game: str,
+        lang: str = "en",
+        rules: str | None = None,
+        edge: Literal["on", "off"] | None = None,
+    ) -> dict[str, str]:
+        """The rules of a game (Alak: of a rule set) as HTML, in en, es, nl or lt."""
+        variant = pages.rules_variant(game, rules, edge)
+        chosen = pages.pick_language(lang, None)
+        return {"game": game, "lang": chosen, "html": pages.rules_html(variant, chosen)}
+
+    @app.websocket("/ws/games/{game_id}")
+    async def watch(socket: WebSocket, game_id: str) -> None:
+        """Sends the game's view now and after every change; what the client sends is ignored."""
+        await socket.accept()
+        # Join before reading, so no change falls between; the client drops stale revisions.
+        arena.hub.join(game_id, socket)
+        try:
+            try:
+                loaded = await arena.load(game_id)
+            except NotFound as error:
+                await socket.close(code=4404, reason=str(error)[:100])
+                return
+            await socket.send_json({"type": "update", "view": arena.public_view(loaded)})
+            arena.ensure_thinking(loaded)
+            while True:
+                await socket.receive_text()
+        except WebSocketDisconnect:
+            pass
+        finally:
+            arena.hub.leave(game_id, socket)

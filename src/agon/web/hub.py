@@ -1,0 +1,44 @@
+"""Live updates: every browser watching a game holds a WebSocket, and each change reaches all."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections import defaultdict
+from typing import Any
+
+from fastapi import WebSocket
+
+
+class Hub:
+    """The open WebSockets of each game; a failed socket is dropped, never waited on."""
+
+    def __init__(self) -> None:
+        self._sockets: dict[str, set[WebSocket]] = defaultdict(set)
+
+    def join(self, game_id: str, socket: WebSocket) -> None:
+        self._sockets[game_id].add(socket)
+
+    def leave(self, game_id: str, socket: WebSocket) -> None:
+        sockets = self._sockets.get(game_id)
+        if sockets is None:
+            return
+        sockets.discard(socket)
+        if not sockets:
+            del self._sockets[game_id]
+
+    def watchers(self, game_id: str) -> int:
+        return len(self._sockets.get(game_id, ()))
+
+    async def broadcast(self, game_id: str, message: dict[str, Any]) -> None:
+        sockets = list(self._sockets.get(game_id, ()))
+        if not sockets:
+            return
+        text = json.dumps(message)
+        results = await asyncio.gather(
+            *(asyncio.wait_for(socket.send_text(text), timeout=5) for socket in sockets),
+            return_exceptions=True,
+        )
+        for socket, result in zip(sockets, results, strict=True):
+            if isinstance(result, BaseException):
+                self.leave(game_id, socket)

@@ -1,0 +1,83 @@
+// Talking to the arena's API, and what this browser remembers (its seats, the rules language).
+
+export class ApiError extends Error {
+  constructor(message, status) {
+    super(message);
+    this.status = status;
+  }
+}
+
+export async function api(path, { method = "GET", body, token } = {}) {
+  const headers = { Accept: "application/json" };
+  if (body !== undefined) headers["Content-Type"] = "application/json";
+  if (token) headers["X-Agon-Token"] = token;
+  let response;
+  try {
+    response = await fetch(path, {
+      method,
+      headers,
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+  } catch {
+    throw new ApiError("The server cannot be reached. Check the connection and try again.", 0);
+  }
+  let data = null;
+  try {
+    data = await response.json();
+  } catch {
+    data = null;
+  }
+  if (!response.ok) {
+    const detail = data && typeof data.detail === "string" ? data.detail : null;
+    throw new ApiError(detail ?? `The server answered ${response.status}.`, response.status);
+  }
+  return data;
+}
+
+const SEATS_KEY = "agon.seats";
+export const LANG_KEY = "agon.lang";
+
+function readJson(key, fallback) {
+  try {
+    return JSON.parse(localStorage.getItem(key)) ?? fallback;
+  } catch {
+    return fallback;
+  }
+}
+
+/** The seats this browser holds: {gameId: {token, saved}}. */
+export function rememberedSeats() {
+  const seats = readJson(SEATS_KEY, {});
+  return seats && typeof seats === "object" ? seats : {};
+}
+
+export function rememberSeat(gameId, token) {
+  const seats = rememberedSeats();
+  seats[gameId] = { token, saved: Date.now() };
+  const newest = Object.entries(seats)
+    .sort((a, b) => (b[1].saved ?? 0) - (a[1].saved ?? 0))
+    .slice(0, 50);
+  try {
+    localStorage.setItem(SEATS_KEY, JSON.stringify(Object.fromEntries(newest)));
+  } catch {
+    // Private browsing may refuse storage; the link itself still holds the seat.
+  }
+}
+
+export function preferredLanguage() {
+  try {
+    return localStorage.getItem(LANG_KEY);
+  } catch {
+    return null;
+  }
+}
+
+export function escapeHtml(text) {
+  return String(text).replace(/[&<>"']/g, (c) => ({
+    "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;",
+  })[c]);
+}
+
+export function capitalise(word) {
+  return word ? word[0].toUpperCase() + word.slice(1) : "";
+}

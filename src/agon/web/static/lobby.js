@@ -1,0 +1,147 @@
+// The lobby: start a game, resume one of yours, or watch one in progress.
+import { api, escapeHtml, rememberSeat, rememberedSeats } from "./api.js";
+
+const form = document.getElementById("new-game");
+const errorBox = document.getElementById("form-error");
+const levelSelect = document.getElementById("level");
+let meta = null;
+
+const RULES_HINTS = {
+  baljeu: "Baljeu: placing is compulsory; the side with more stones at the end wins.",
+  traditional: "Traditional: pass allowed, no suicide, ko; territory + stones + prisoners.",
+  "tromp-taylor": "Tromp–Taylor: pass allowed, positional superko, area scoring.",
+};
+
+function value(name) {
+  return form.elements[name].value;
+}
+
+function chosenGame() {
+  return value("game");
+}
+
+function refreshForm() {
+  const game = chosenGame();
+  for (const block of form.querySelectorAll(".variant")) {
+    block.hidden = block.dataset.game !== game;
+  }
+  const rules = value("rules");
+  form.querySelector(".edge-field").hidden = rules !== "baljeu";
+  form.querySelector(".komi-field").hidden = rules === "baljeu";
+  document.getElementById("alak-rules-hint").textContent = RULES_HINTS[rules] ?? "";
+  const opponent = value("opponent");
+  form.querySelector(".level-field").hidden = opponent !== "computer";
+  form.querySelector(".colour-field").hidden = opponent === "local";
+  fillLevels();
+}
+
+function fillLevels() {
+  if (!meta) return;
+  const previous = levelSelect.value || meta.default_level;
+  levelSelect.replaceChildren(
+    ...meta.levels.map((level) => {
+      const option = new Option(`${level.label} (${level.agent})`, level.key);
+      option.selected = level.key === previous;
+      return option;
+    }),
+  );
+}
+
+function numberField(name) {
+  const text = value(name).trim();
+  return text === "" ? undefined : Number(text);
+}
+
+function options() {
+  if (chosenGame() === "alternator") {
+    return { width: numberField("width"), height: numberField("height"), komi: numberField("alternator_komi") };
+  }
+  const rules = value("rules");
+  const chosen = { size: numberField("size"), rules };
+  if (rules === "baljeu") chosen.edge_capture = form.elements.edge_capture.checked;
+  else chosen.komi = numberField("alak_komi");
+  return chosen;
+}
+
+form.addEventListener("change", refreshForm);
+
+form.addEventListener("submit", async (event) => {
+  event.preventDefault();
+  errorBox.textContent = "";
+  const button = form.querySelector("button[type=submit]");
+  button.disabled = true;
+  try {
+    const created = await api("/api/games", {
+      method: "POST",
+      body: {
+        game: chosenGame(),
+        options: options(),
+        opponent: value("opponent"),
+        level: levelSelect.value || undefined,
+        colour: value("colour"),
+      },
+    });
+    rememberSeat(created.id, created.token);
+    location.assign(created.url);
+  } catch (error) {
+    errorBox.textContent = error.message;
+    button.disabled = false;
+  }
+});
+
+function describe(game) {
+  const names = ["black", "white"].map((colour) => game.players[colour].label);
+  return `${names[0]} vs ${names[1]} · ${game.plies} move${game.plies === 1 ? "" : "s"}`;
+}
+
+function badge(game) {
+  if (game.status === "over") return `<span class="badge">${escapeHtml(game.headline ?? "Over")}</span>`;
+  const who = game.to_move ? `${game.to_move[0].toUpperCase()}${game.to_move.slice(1)} to move` : "";
+  return `<span class="badge live">${escapeHtml(who)}</span>`;
+}
+
+function renderList(element, games, link, emptyText) {
+  if (!games.length) {
+    element.innerHTML = `<li class="empty">${escapeHtml(emptyText)}</li>`;
+    return;
+  }
+  element.innerHTML = games.map((game) => `
+    <li><a href="${escapeHtml(link(game))}" data-game-id="${escapeHtml(game.id)}">
+      <span class="title">${escapeHtml(game.description)}</span>
+      ${badge(game)}
+      <span class="sub">${escapeHtml(describe(game))}</span>
+    </a></li>`).join("");
+}
+
+async function refreshLists() {
+  const seats = rememberedSeats();
+  const ids = Object.keys(seats);
+  try {
+    const mine = ids.length ? (await api(`/api/games?ids=${ids.map(encodeURIComponent).join(",")}`)).games : [];
+    renderList(document.getElementById("my-games"), mine,
+      (game) => `/game/${game.id}#token=${seats[game.id].token}`,
+      "Games you start in this browser appear here.");
+    const live = (await api("/api/games?status=active&limit=12")).games.filter((g) => !seats[g.id]);
+    renderList(document.getElementById("live-games"), live, (game) => `/game/${game.id}`,
+      "No other game in progress.");
+  } catch {
+    // The lists are a convenience: the form still works without them.
+  }
+}
+
+async function start() {
+  const wanted = new URLSearchParams(location.search).get("game");
+  const radio = form.querySelector(`input[name=game][value="${CSS.escape(wanted ?? "")}"]`);
+  if (radio) radio.checked = true;
+  try {
+    meta = await api("/api/meta");
+  } catch (error) {
+    errorBox.textContent = error.message;
+  }
+  refreshForm();
+  form.dataset.ready = "true";
+  await refreshLists();
+  setInterval(refreshLists, 15000);
+}
+
+start();

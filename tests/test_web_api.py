@@ -1,0 +1,446 @@
+"""The web arena's HTTP and WebSocket API: seats, rules, persistence, and clean refusals."""
+
+from __future__ import annotations
+
+import json
+import threading
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from agon.core.records import GameRecord
+from agon.games import make_game
+from agon.web import arena as arena_module
+from agon.web.app import create_app
+from agon.web.config import database_url, default_db_path
+from agon.web.store import Outcome, StaleGame, Store
+from web_fixtures import Seat, TestClient, client, make_client, replayed, start_game, web_db
+
+__all__ = ["client", "make_client", "web_db"]  # fixtures used by name
+
+GAME_KINDS = [
+    ("alternator", {"width": 3, "height": 2}),
+    ("alak", {"size": 5}),
+    ("alak", {"size": 6, "rules": "traditional", "komi": 0.5}),
+    ("alak", {"size": 5, "rules": "tromp-taylor"}),
+]
+
+
+def first_legal(view: dict[str, Any]) -> str:
+    state = replayed(view)
+    moves = [m for m in state.legal_moves() if m != state.game.pass_move]
+    return state.game.format_move(moves[0])
+
+
+# --- creating games ----------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(("game", "options"), GAME_KINDS)
+@pytest.mark.parametrize("opponent", ["computer", "local", "friend"])
+def test_every_kind_of_game_can_be_created_and_played(
+    client: TestClient, game: str, options: dict[str, Any], opponent: str
+) -> None:
+    seat, created = start_game(client, game=game, options=options, opponent=opponent,
+                               level="beginner", colour="black")
+    view = seat.view()
+    assert view["game"] == game
+    assert view["variant"] == make_game(game, options).options()
+    assert view["status"] == "active" and view["to_move"] == "black"
+    assert view["svg"].startswith("<svg") and 'class="board' in view["svg"]
+    assert view["you"] == (["black", "white"] if opponent == "local" else ["black"])
+    assert (created["invite_token"] is not None) == (opponent == "friend")
+    assert created["token"] != created["invite_token"]
+    answer = seat.move(first_legal(view))
+    assert answer.status_code == 200, answer.text
+    assert len(answer.json()["moves"]) == 1
+    if opponent == "computer":
+        assert answer.json()["thinking"] is True
+        after = seat.wait_for_turn()
+        assert [m["player"] for m in after["moves"]] == ["black", "white"]
+        replayed(after)  # the computer's move obeys the rules
+
+
+def test_computer_moves_first_when_the_person_takes_white(client: TestClient) -> None:
+    seat, created = start_game(client, game="alak", options={"size": 5}, opponent="computer",
+                               level="beginner", colour="white")
+    assert created["colour"] == "white"
+    view = seat.wait_for_turn()
+    assert [m["player"] for m in view["moves"]] == ["black"]
+    assert view["to_move"] == "white" and view["you"] == ["white"]
+
+
+def test_meta_lists_games_levels_and_languages(client: TestClient) -> None:
+    meta = client.get("/api/meta").json()
+    assert set(meta["games"]) == {"alternator", "alak"}
+    assert [level["key"] for level in meta["levels"]] == ["beginner", "easy", "medium", "hard"]
+    assert meta["levels"][0]["agent"] == "random"
+    assert set(meta["languages"]) == {"en", "es", "nl", "lt"}
+
+
+# --- moves and refusals ------------------------------------------------------------------------
+
+
+def test_an_illegal_move_is_refused_with_the_rule(client: TestClient) -> None:
+    seat, _ = start_game(client, game="alak", options={"size": 5}, opponent="local")
+    assert seat.move("3").status_code == 200
+    answer = seat.move("3")
+    assert answer.status_code == 422
+    assert answer.json()["detail"] == "3 is illegal: point 3 is occupied"
+    assert len(seat.view()["moves"]) == 1
+
+
+def test_unreadable_moves_and_a_pass_that_the_rules_lack_are_explained(client: TestClient) -> None:
+    seat, _ = start_game(client, game="alak", options={"size": 5}, opponent="local")
+    answer = seat.move("banana")
+    assert answer.status_code == 400 and "is not a move" in answer.json()["detail"]
+    answer = seat.post("/pass")
+    assert answer.status_code == 400 and "no pass in the baljeu rules" in answer.json()["detail"]
+
+
+def test_alternator_targets_name_legal_roots_and_why_others_are_not(client: TestClient) -> None:
+    seat, _ = start_game(client, game="alternator", options={"width": 3, "height": 2},
+                         opponent="local")
+    targets = seat.get("/targets?cell=a1").json()
+    assert {t["cell"]: t["legal"] for t in targets["targets"]} == {"a2": True, "b1": True}
+    assert targets["reason"] is None
+    assert targets["svg"].count("highlight") >= 2
+    assert seat.move("a1-b1").status_code == 200
+    pit = seat.get("/targets?cell=a1").json()
+    assert pit["reason"] == "a1 has no legal move: a1 already has a dot (a pit)"
+    big = seat.get("/targets?cell=a2").json()
+    by_cell = {t["cell"]: t for t in big["targets"]}
+    assert by_cell["b2"]["legal"] and not by_cell["a1"]["legal"]
+    answer = seat.move("c1-b1")  # a tree of size 1 may not take in one of size 2
+    assert answer.status_code == 422
+    assert "the larger tree must attach to the smaller" in answer.json()["detail"]
+
+
+def test_wrong_token_and_spectators_cannot_move(client: TestClient) -> None:
+    seat, _ = start_game(client, game="alak", options={"size": 5}, opponent="friend",
+                         colour="black")
+    for token in ("not-a-token", None, ""):
+        intruder = Seat(client, seat.game_id, token)
+        for answer in (intruder.move("1"), intruder.post("/resign"), intruder.post("/undo"),
+                       intruder.get("/hint")):
+            assert answer.status_code == 403, answer.text
+            assert "seat" in answer.json()["detail"] or "player" in answer.json()["detail"]
+        assert intruder.view()["you"] == []
+    assert seat.view()["moves"] == []
+
+
+def test_friend_game_turns_and_invitation(client: TestClient) -> None:
+    host, created = start_game(client, game="alternator", options={"width": 3, "height": 2},
+                               opponent="friend", colour="white")
+    guest = Seat(client, host.game_id, created["invite_token"])
+    assert host.view()["invite_token"] == created["invite_token"]
+    assert guest.view()["invite_token"] is None
+    assert guest.view()["you"] == ["black"] and host.view()["you"] == ["white"]
+    answer = host.move("a1-b1")
+    assert answer.status_code == 409 and "Black's turn" in answer.json()["detail"]
+    assert guest.move("a1-b1").status_code == 200
+    assert host.move("c1-b1").status_code == 422
+    assert host.move("c2-c1").status_code == 200
+    answer = guest.post("/undo")
+    assert answer.status_code == 409 and "cannot be taken back" in answer.json()["detail"]
+
+
+def test_undo_against_the_computer_takes_back_its_answer_too(client: TestClient) -> None:
+    seat, _ = start_game(client, game="alak", options={"size": 7}, opponent="computer",
+                         level="beginner", colour="black")
+    assert seat.post("/undo").status_code == 409  # nothing of ours to take back
+    seat.move("4")
+    first = seat.wait_for_turn()
+    seat.move(first_legal(first))
+    second = seat.wait_for_turn()
+    assert len(second["moves"]) == 4 and second["undo_available"]
+    answer = seat.post("/undo")
+    assert answer.status_code == 200
+    assert answer.json()["moves"] == second["moves"][:2]
+    assert answer.json()["to_move"] == "black"
+    assert seat.post("/undo").json()["moves"] == []
+
+
+def test_undo_at_one_screen_takes_back_one_move(client: TestClient) -> None:
+    seat, _ = start_game(client, game="alak", options={"size": 5}, opponent="local")
+    seat.move("1")
+    seat.move("3")
+    assert [m["text"] for m in seat.post("/undo").json()["moves"]] == ["1"]
+
+
+def test_resignation_is_stored_and_ends_the_game(client: TestClient) -> None:
+    seat, _ = start_game(client, game="alternator", options={"width": 3, "height": 2},
+                         opponent="computer", level="beginner", colour="white")
+    seat.wait_for_turn()
+    view = seat.post("/resign").json()
+    assert view["status"] == "over" and view["result"] == "B+R"
+    assert view["reason"] == "White resigned" and view["headline"] == "Black wins by resignation"
+    assert view["to_move"] is None and not view["undo_available"]
+    for answer in (seat.move("pass"), seat.post("/resign"), seat.post("/undo")):
+        assert answer.status_code == 409
+    record = GameRecord.from_json(seat.get("/record").text, make_game)
+    assert record.result == "B+R" and record.reason == "White resigned"
+
+
+def test_the_end_of_a_game_is_stored_with_its_result_and_reason(client: TestClient) -> None:
+    seat, _ = start_game(client, game="alak", options={"size": 1}, opponent="local")
+    view = seat.move("1").json()
+    assert view["status"] == "over" and view["result"] == "B+1"
+    assert view["reason"] == "White has no legal placement"
+    assert view["headline"] == "Black wins by 1"
+    assert seat.move("1").status_code == 409
+    listed = client.get("/api/games?status=over").json()["games"]
+    assert [(g["id"], g["result"]) for g in listed] == [(seat.game_id, "B+1")]
+
+
+def test_hint_suggests_a_legal_move_to_the_player_on_turn(
+    client: TestClient, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(arena_module, "HINT_SPECS", ("random",))  # no kernels to compile here
+    seat, _ = start_game(client, game="alternator", options={"width": 3, "height": 2},
+                         opponent="computer", level="beginner", colour="black")
+    hint = seat.get("/hint").json()
+    state = replayed(seat.view())
+    assert state.is_legal(state.game.parse_move(hint["move"]))
+    assert "highlight" in hint["svg"]
+
+
+def test_exported_record_loads_and_replays(client: TestClient, tmp_path: Path) -> None:
+    seat, _ = start_game(client, game="alak", options={"size": 5, "rules": "tromp-taylor"},
+                         opponent="local")
+    for move in ("2", "4", "pass"):
+        assert seat.move(move).status_code == 200
+    answer = seat.get("/record")
+    assert answer.headers["content-type"].startswith("application/json")
+    assert "attachment" in answer.headers["content-disposition"]
+    path = tmp_path / "game.json"
+    path.write_text(answer.text)
+    record = GameRecord.load(path, make_game)
+    assert record.moves == ["2", "4", "pass"]
+    assert record.game == make_game("alak", {"size": 5, "rules": "tromp-taylor"})
+    assert record.replay().history == replayed(seat.view()).history
+    assert record.players == {"black": "human", "white": "human"}
+
+
+# --- persistence -------------------------------------------------------------------------------
+
+
+def test_games_survive_a_restart(web_db: Path) -> None:
+    with TestClient(create_app(str(web_db), executor="thread")) as first:
+        seat, created = start_game(first, game="alternator", options={"width": 3, "height": 2},
+                                   opponent="friend", colour="black")
+        seat.move("a1-b1")
+        over, _ = start_game(first, game="alak", options={"size": 5}, opponent="local")
+        over.post("/resign")
+    with TestClient(create_app(str(web_db), executor="thread")) as second:
+        again = Seat(second, seat.game_id, seat.token)
+        view = again.view()
+        assert [m["text"] for m in view["moves"]] == ["a1-b1"]
+        assert view["you"] == ["black"] and view["to_move"] == "white"
+        guest = Seat(second, seat.game_id, created["invite_token"])
+        assert guest.move("c2-c1").status_code == 200
+        resigned = Seat(second, over.game_id, over.token).view()
+        assert resigned["status"] == "over" and resigned["result"] == "W+R"
+
+
+def test_a_computer_turn_cut_off_by_a_restart_is_played_after_it(web_db: Path) -> None:
+    store = Store(database_url(str(web_db)))
+    store.create(game_id="cutoff", game="alak", options={"size": 5}, mode="computer",
+                 seats={"black": {"agent": "random", "level": "beginner"},
+                        "white": {"token": "tok"}}, host="white")
+    store.close()
+    with TestClient(create_app(str(web_db), executor="thread")) as restarted:
+        view = Seat(restarted, "cutoff", "tok").wait_for_turn()
+        assert len(view["moves"]) == 1 and view["to_move"] == "white"
+
+
+def test_a_stale_revision_cannot_store_a_second_move(web_db: Path) -> None:
+    store = Store(database_url(str(web_db)))
+    stored = store.create(game_id="race", game="alak", options={"size": 5}, mode="local",
+                          seats={"black": {"token": "t"}, "white": {"token": "t"}}, host=None)
+    store.append_move("race", stored.revision, 1, "1", Outcome())
+    with pytest.raises(StaleGame):
+        store.append_move("race", stored.revision, 1, "2", Outcome())
+    loaded = store.load("race")
+    assert loaded is not None and loaded.moves == ["1"]
+    store.close()
+
+
+def test_database_location(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    monkeypatch.delenv("AGON_DB", raising=False)
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "data"))
+    assert default_db_path() == tmp_path / "data" / "agon" / "agon.db"
+    url = database_url()
+    assert url.database == str(tmp_path / "data" / "agon" / "agon.db")
+    assert (tmp_path / "data" / "agon").is_dir()
+    monkeypatch.setenv("AGON_DB", str(tmp_path / "elsewhere" / "games.db"))
+    assert database_url().database == str(tmp_path / "elsewhere" / "games.db")
+    assert database_url("sqlite:///" + str(tmp_path / "x.db")).drivername == "sqlite"
+
+
+# --- live updates and responsiveness ------------------------------------------------------------
+
+
+def test_moves_reach_watchers_over_websocket(client: TestClient) -> None:
+    seat, created = start_game(client, game="alak", options={"size": 5}, opponent="friend")
+    guest = Seat(client, seat.game_id, created["invite_token"])
+    with client.websocket_connect(f"/ws/games/{seat.game_id}") as socket:
+        first = socket.receive_json()
+        assert first["type"] == "update" and first["view"]["moves"] == []
+        assert "you" not in first["view"]
+        seat.move("2")
+        update = socket.receive_json()
+        assert [m["text"] for m in update["view"]["moves"]] == ["2"]
+        guest.move("4")
+        assert [m["text"] for m in socket.receive_json()["view"]["moves"]] == ["2", "4"]
+
+
+def test_websocket_for_an_unknown_game_closes(client: TestClient) -> None:
+    with client.websocket_connect("/ws/games/nothing") as socket:
+        message = socket.receive()
+        assert message["type"] == "websocket.close" and message["code"] == 4404
+
+
+def test_the_server_answers_other_games_while_the_computer_thinks(
+    client: TestClient, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    release = threading.Event()
+    real_think = arena_module.think
+
+    def slow_think(*arguments: Any) -> dict[str, Any]:
+        assert release.wait(timeout=30)
+        return real_think(*arguments)
+
+    monkeypatch.setattr(arena_module, "think", slow_think)
+    thinking, _ = start_game(client, game="alak", options={"size": 5}, opponent="computer",
+                             level="beginner", colour="white")
+    assert thinking.view()["thinking"]
+    other, _ = start_game(client, game="alak", options={"size": 5}, opponent="local")
+    assert other.move("3").status_code == 200  # served while the agent is still blocked
+    assert thinking.view()["thinking"]
+    release.set()
+    assert len(thinking.wait_for_turn()["moves"]) == 1
+
+
+def test_computer_in_a_worker_process(make_client: Any) -> None:
+    process_client = make_client(executor="process")
+    seat, _ = start_game(process_client, game="alternator", options={"width": 2, "height": 2},
+                         opponent="computer", level="beginner", colour="white")
+    view = seat.wait_for_turn(timeout=60)
+    assert len(view["moves"]) == 1
+
+
+def test_a_broken_worker_pool_is_replaced(make_client: Any) -> None:
+    process_client = make_client(executor="process")
+    arena = process_client.app.state.arena
+    seat, _ = start_game(process_client, game="alak", options={"size": 7}, opponent="computer",
+                         level="beginner", colour="white")
+    view = seat.wait_for_turn(timeout=60)
+    broken = arena.executor
+    for process in list(broken._processes.values()):
+        process.kill()
+        process.join()
+    seat.move(first_legal(view))
+    view = seat.wait_for_turn(timeout=60)
+    assert len(view["moves"]) == 3
+    assert arena.executor is not broken
+
+
+# --- pages -------------------------------------------------------------------------------------
+
+
+def test_pages_render(client: TestClient) -> None:
+    seat, _ = start_game(client, game="alak", options={"size": 5}, opponent="local")
+    for path in ("/", f"/game/{seat.game_id}", "/rules/alternator", "/rules/alak"):
+        answer = client.get(path)
+        assert answer.status_code == 200 and answer.text.startswith("<!doctype html>"), path
+    assert client.get("/static/game.js").status_code == 200
+    missing = client.get("/game/nowhere")
+    assert missing.status_code == 404 and "no game" in missing.text
+
+
+def test_rules_pages_in_four_languages_and_the_choice_is_remembered(client: TestClient) -> None:
+    texts = {}
+    for lang in ("en", "es", "nl", "lt"):
+        page = client.get(f"/rules/alternator?lang={lang}")
+        assert f'lang="{lang}" data-game="alternator"' in page.text
+        texts[lang] = client.get(f"/api/rules/alternator?lang={lang}").json()["html"]
+    assert len(set(texts.values())) == 4
+    assert "<script" not in "".join(texts.values())
+    client.get("/rules/alak?lang=nl")
+    assert client.cookies.get("agon_lang") == "nl"
+    assert 'lang="nl" data-game="alak"' in client.get("/rules/alak").text
+    traditional = client.get("/rules/alak?rules=traditional").text
+    assert "Ko" in traditional and "Baljeu" in traditional  # the rule set's text, and the tabs
+
+
+BAD_REQUESTS: list[tuple[str, str, Any]] = [
+    ("post", "/api/games", {"game": "chess"}),
+    ("post", "/api/games", {"game": "alternator", "options": {"width": 0}}),
+    ("post", "/api/games", {"game": "alternator", "options": {"width": "wide"}}),
+    ("post", "/api/games", {"game": "alternator", "options": {"colour": "x"}}),
+    ("post", "/api/games", {"game": "alak", "options": {"size": 1000}}),
+    ("post", "/api/games", {"game": "alak", "options": {"rules": "calvinball"}}),
+    ("post", "/api/games", {"game": "alak", "options": {"komi": 2}}),
+    ("post", "/api/games", {"game": "alak", "options": {"edge_capture": "maybe"}}),
+    ("post", "/api/games", {"game": "alak", "opponent": "martian"}),
+    ("post", "/api/games", {"game": "alak", "level": "godlike"}),
+    ("post", "/api/games", {"game": "alak", "colour": "green"}),
+    ("post", "/api/games", {"game": ["alak"]}),
+    ("post", "/api/games", "not an object"),
+    ("post", "/api/games", None),
+    ("post", "/api/games/none/moves", {"move": "1"}),
+    ("post", "/api/games/none/undo", None),
+    ("post", "/api/games/none/resign", None),
+    ("get", "/api/games/none", None),
+    ("get", "/api/games/none/targets?cell=a1", None),
+    ("get", "/api/games/none/hint", None),
+    ("get", "/api/games/none/record", None),
+    ("get", "/api/games?limit=0", None),
+    ("get", "/api/games?status=sideways", None),
+    ("get", "/api/rules/chess", None),
+    ("get", "/api/rules/alak?rules=calvinball", None),
+    ("get", "/rules/chess", None),
+    ("get", "/rules/alak?edge=sideways", None),
+]
+
+
+@pytest.mark.parametrize(("method", "path", "body"), BAD_REQUESTS)
+def test_bad_requests_are_refused_in_words(
+    client: TestClient, method: str, path: str, body: Any
+) -> None:
+    answer = client.request(method.upper(), path, json=body)
+    assert 400 <= answer.status_code < 500, (answer.status_code, answer.text)
+    if path.startswith("/api"):
+        assert isinstance(answer.json()["detail"], str) and answer.json()["detail"]
+
+
+def test_bad_bodies_on_a_real_game(client: TestClient) -> None:
+    seat, _ = start_game(client, game="alternator", options={"width": 3, "height": 2},
+                         opponent="local")
+    for body in (None, {}, {"move": 3}, {"move": "a1-b1" * 20}, [1, 2]):
+        answer = seat.post("/moves", body)
+        assert 400 <= answer.status_code < 500, answer.text
+    raw = client.post(f"/api/games/{seat.game_id}/moves", content=b"{not json",
+                      headers={**seat.headers, "content-type": "application/json"})
+    assert raw.status_code == 400
+    for cell in ("z9", "", "a1-b1", "a0"):
+        assert seat.get(f"/targets?cell={cell}").status_code == 400
+    alak, _ = start_game(client, game="alak", options={"size": 5}, opponent="local")
+    assert alak.get("/targets?cell=a1").status_code == 400
+
+
+@settings(
+    max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(text=st.text(max_size=12))
+def test_any_move_text_gets_an_answer_not_a_crash(client: TestClient, text: str) -> None:
+    seat, _ = start_game(client, game="alternator", options={"width": 2, "height": 2},
+                         opponent="local")
+    answer = seat.move(text)
+    assert answer.status_code in (200, 400, 422), answer.text
+    detail = answer.json().get("detail")
+    assert answer.status_code == 200 or (isinstance(detail, str) and detail)
+    json.dumps(answer.json())

@@ -1,0 +1,266 @@
+"""The arena in real headless Chromium: games played by clicking, live updates, rules languages."""
+
+from __future__ import annotations
+
+import random
+import re
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+from playwright.sync_api import Browser, BrowserContext, Page, expect, sync_playwright
+
+from agon.core.records import GameRecord
+from agon.games import make_game
+from agon.web.background import BackgroundServer, launch_chromium
+from web_fixtures import replayed
+
+pytestmark = [pytest.mark.browser, pytest.mark.xdist_group("web-browser")]
+
+TIMEOUT_MS = 20_000
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[BackgroundServer]:
+    database = tmp_path_factory.mktemp("arena") / "browser.db"
+    with BackgroundServer(database, workers=1) as running:
+        yield running
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Browser]:
+    with sync_playwright() as playwright:
+        chromium = launch_chromium(playwright)
+        yield chromium
+        chromium.close()
+
+
+@pytest.fixture
+def context(browser: Browser) -> Iterator[BrowserContext]:
+    opened = browser.new_context(viewport={"width": 1200, "height": 900})
+    opened.set_default_timeout(TIMEOUT_MS)
+    yield opened
+    opened.close()
+
+
+@pytest.fixture
+def page(context: BrowserContext) -> Page:
+    return context.new_page()
+
+
+def seat_of(page: Page) -> tuple[str, str | None]:
+    """The game id and seat token of the page's URL."""
+    match = re.search(r"/game/([^#?]+)(?:#token=(.+))?$", page.url)
+    assert match, page.url
+    return match.group(1), match.group(2)
+
+
+def view_of(server: BackgroundServer, page: Page) -> dict[str, Any]:
+    game_id, token = seat_of(page)
+    headers = {"X-Agon-Token": token} if token else {}
+    answer = httpx.get(f"{server.url}/api/games/{game_id}", headers=headers)
+    answer.raise_for_status()
+    return dict(answer.json())
+
+
+def create(server: BackgroundServer, **body: Any) -> dict[str, Any]:
+    answer = httpx.post(f"{server.url}/api/games", json=body)
+    answer.raise_for_status()
+    return dict(answer.json())
+
+
+def wait_for_my_turn_or_end(page: Page) -> None:
+    page.wait_for_function(
+        "document.querySelector('#board.interactive') || document.querySelector('#game-over[open]')"
+    )
+
+
+def wait_for_moves(page: Page, at_least: int) -> None:
+    page.wait_for_function(
+        f"document.querySelectorAll('#moves .move-text').length >= {at_least}"
+    )
+
+
+def click_move(page: Page, pit: str, root: str) -> None:
+    """An Alternator move as a player makes it: the pit, then its highlighted root."""
+    page.click(f'[data-cell="{pit}"]')
+    expect(page.locator(f'[data-cell="{root}"].highlight')).to_have_count(1)
+    page.click(f'[data-cell="{root}"]')
+
+
+def moves_shown(page: Page) -> list[str]:
+    return page.locator("#moves .move-text").all_inner_texts()
+
+
+def start_from_lobby(page: Page, server: BackgroundServer, game: str, **fields: str) -> None:
+    page.goto(server.url + "/")
+    page.wait_for_selector("#new-game[data-ready=true]")
+    page.check(f"input[name=game][value={game}]")
+    for name, value in fields.items():
+        if name in ("opponent", "colour"):
+            page.check(f"input[name={name}][value={value}]")
+        elif name in ("level", "rules"):
+            page.select_option(f"select[name={name}]", value)
+        else:
+            page.fill(f"input[name={name}]", value)
+    page.click("button[type=submit]")
+    page.wait_for_url(re.compile(r"/game/"))
+    page.wait_for_selector("#game[data-ready=true]")
+
+
+def test_whole_game_against_the_computer_by_clicking_with_a_reload(
+    page: Page, server: BackgroundServer, tmp_path: Path
+) -> None:
+    start_from_lobby(page, server, "alak", size="5", opponent="computer", level="beginner",
+                     colour="black")
+    expect(page.locator("#game-title")).to_have_text("Alak 5, baljeu rules, edge capture")
+    expect(page.locator("#player-black .player-label")).to_have_text("You")
+    rng = random.Random(3)
+    my_moves = 0
+    while True:
+        wait_for_my_turn_or_end(page)
+        view = view_of(server, page)
+        if view["status"] == "over":
+            break
+        state = replayed(view)
+        point = state.game.format_move(rng.choice(state.legal_moves()))
+        page.click(f'[data-point="{point}"]')
+        wait_for_moves(page, len(view["moves"]) + 1)
+        my_moves += 1
+        if my_moves == 2:  # a reload in the middle: the game goes on where it was
+            shown = moves_shown(page)
+            page.reload()
+            page.wait_for_selector("#game[data-ready=true]")
+            assert moves_shown(page)[: len(shown)] == shown
+    final = view_of(server, page)
+    assert my_moves >= 2
+    dialog = page.locator("#game-over")
+    expect(dialog).to_be_visible()
+    expect(page.locator("#game-over-title")).to_have_text(final["headline"])
+    expect(page.locator("#game-over-reason")).to_contain_text(final["reason"])
+    assert moves_shown(page) == [move["text"] for move in final["moves"]]
+    with page.expect_download() as download_info:
+        page.click("#game-over-export")
+    path = tmp_path / "record.json"
+    download_info.value.save_as(path)
+    record = GameRecord.load(path, make_game)
+    assert record.moves == [move["text"] for move in final["moves"]]
+    assert record.result == final["result"]
+    page.click("#game-over button[value=close]")
+    expect(dialog).to_be_hidden()
+
+
+def test_a_picked_pit_highlights_its_legal_roots_and_the_computer_answers(
+    page: Page, server: BackgroundServer
+) -> None:
+    created = create(server, game="alternator", options={"width": 2, "height": 3},
+                     opponent="computer", level="beginner", colour="black")
+    page.goto(server.url + created["url"])
+    wait_for_my_turn_or_end(page)
+    page.click('[data-cell="a2"]')
+    expect(page.locator('[data-cell="a2"].selected')).to_have_count(1)
+    highlighted = page.locator("[data-cell].highlight")
+    expect(highlighted).to_have_count(3)
+    cells = {highlighted.nth(i).get_attribute("data-cell") for i in range(3)}
+    state = replayed(view_of(server, page))
+    game = state.game
+    legal_roots = {game.format_move(m).split("-")[1] for m in state.legal_moves()
+                   if m != game.pass_move and game.format_move(m).startswith("a2-")}
+    assert cells == legal_roots == {"a1", "a3", "b2"}
+    expect(page.locator("#message")).to_contain_text("Pit a2")
+    page.click('[data-cell="b2"]')
+    expect(page.locator("#moves .move-text").first).to_have_text("a2-b2")
+    expect(page.locator("#moves .move-text")).to_have_count(2)  # the computer's answer
+    expect(page.locator("[data-cell].highlight")).to_have_count(0)
+
+
+def test_illegal_attempts_are_explained(page: Page, server: BackgroundServer) -> None:
+    created = create(server, game="alternator", options={"width": 3, "height": 2},
+                     opponent="local")
+    httpx.post(f"{server.url}/api/games/{created['id']}/moves", json={"move": "a1-b1"},
+               headers={"X-Agon-Token": created["token"]}).raise_for_status()
+    page.goto(server.url + created["url"])
+    wait_for_my_turn_or_end(page)
+    message = page.locator("#message")
+    page.click('[data-cell="a1"]')
+    expect(message).to_have_text("a1 has no legal move: a1 already has a dot (a pit)")
+    expect(message).to_have_class(re.compile("error"))
+    page.click('[data-cell="c1"]')
+    expect(page.locator('[data-cell="c2"].highlight')).to_have_count(1)
+    page.click('[data-cell="b1"]')  # size 1 may not take in size 2: the server says why
+    expect(message).to_contain_text("c1-b1 is illegal: the larger tree must attach")
+    assert moves_shown(page) == ["a1-b1"]
+
+    alak = create(server, game="alak", options={"size": 5}, opponent="local")
+    page.goto(server.url + alak["url"])
+    wait_for_my_turn_or_end(page)
+    page.click('[data-point="3"]')
+    expect(page.locator("#moves .move-text")).to_have_count(1)
+    wait_for_my_turn_or_end(page)
+    point = page.locator('[data-point="3"]')
+    expect(point).to_have_attribute("aria-label", re.compile(r"point 3, black stone"))
+    point.focus()  # the keyboard works too: Enter on a focused point
+    page.keyboard.press("Enter")
+    expect(message).to_have_text("3 is illegal: point 3 is occupied")
+
+
+def test_friend_game_in_two_browsers_with_a_spectator(
+    browser: Browser, context: BrowserContext, page: Page, server: BackgroundServer
+) -> None:
+    start_from_lobby(page, server, "alternator", width="3", height="2", opponent="friend",
+                     colour="black")
+    invite = page.locator("#invite-link")
+    expect(invite).to_be_visible()
+    link = invite.input_value()
+    assert "#token=" in link
+    friend_context = browser.new_context()
+    watcher_context = browser.new_context()
+    try:
+        friend = friend_context.new_page()
+        friend.set_default_timeout(TIMEOUT_MS)
+        friend.goto(link)
+        friend.wait_for_selector("#game[data-live=true]")
+        expect(friend.locator("#game-mode")).to_have_text("You play White against a friend")
+        expect(friend.locator("#turn")).to_have_text("Waiting for Black")
+        watcher = watcher_context.new_page()
+        watcher.set_default_timeout(TIMEOUT_MS)
+        watcher.goto(link.split("#")[0])
+        watcher.wait_for_selector("#game[data-live=true]")
+        expect(watcher.locator(".spectator-note")).to_be_visible()
+        expect(watcher.locator("#resign-button")).to_be_hidden()
+
+        page.wait_for_selector("#game[data-live=true]")
+        click_move(page, "a1", "a2")
+        for other in (friend, watcher):  # over the WebSocket, no reload
+            expect(other.locator("#moves .move-text")).to_have_text(["a1-a2"])
+        expect(friend.locator("#turn")).to_have_text("Your turn (White)")
+        click_move(friend, "c2", "c1")
+        for other in (page, watcher):
+            expect(other.locator("#moves .move-text")).to_have_text(["a1-a2", "c2-c1"])
+        expect(page.locator("#turn")).to_have_text("Your turn (Black)")
+        watcher.click('[data-cell="b1"]')  # a spectator's click does nothing
+        expect(watcher.locator("[data-cell].highlight")).to_have_count(0)
+    finally:
+        friend_context.close()
+        watcher_context.close()
+
+
+def test_rules_language_switch_is_remembered(page: Page, server: BackgroundServer) -> None:
+    page.goto(server.url + "/rules/alak")
+    article = page.locator("article.rules-text")
+    expect(article).to_have_attribute("lang", "en")
+    english = article.inner_text()
+    page.click(".lang[data-lang=lt]")
+    expect(article).to_have_attribute("lang", "lt")
+    assert article.inner_text() != english
+    page.goto(server.url + "/rules/alak")
+    expect(article).to_have_attribute("lang", "lt")
+    page.reload()
+    expect(article).to_have_attribute("lang", "lt")
+    expect(page.locator(".lang[aria-current]")).to_have_text("Lietuvių")
+    page.click(".lang[data-lang=nl]")
+    expect(article).to_have_attribute("lang", "nl")
+    page.goto(server.url + "/rules/alternator")
+    expect(article).to_have_attribute("lang", "nl")
