@@ -1,7 +1,201 @@
-"""Placeholder until its owner writes it."""
+"""Commands that pit agents against each other and measure speed: ``agon match``, ``agon bench``."""
+
+from __future__ import annotations
+
+import json
+import math
+from typing import Annotated, Any
 
 import typer
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+from agon.cli.common import EdgeOpt, GameArg, KomiOpt, RulesOpt, SizeOpt, build_game, fail
+from agon.core.errors import AgonError
+from agon.search.bench import BENCH_VARIANTS, MEASURES, VERIFY_VARIANTS, bench, verify
+from agon.search.match import GameSummary, MatchReport, run_match
+from agon.search.registry import AGENTS
+
+INTERRUPTED = 130  # the shell's status for a program ended by Ctrl-C
+
+AGENT_HELP = (
+    f"Agent spec NAME[:BUDGET]; agents: {', '.join(AGENTS)}; budgets like 2s, 500ms (per move) "
+    "or 20000 (MCTS iterations, alpha-beta nodes)."
+)
+
+
+def _progress() -> Progress:
+    """A progress bar on stderr, so that stdout keeps only the report."""
+    return Progress(
+        TextColumn("{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        console=Console(stderr=True),
+        transient=True,
+    )
+
+
+def _signed(value: float | None, digits: int = 0) -> str:
+    if value is None:
+        return "?"
+    if math.isinf(value):
+        return "+inf" if value > 0 else "-inf"
+    return f"{value:+.{digits}f}"
+
+
+def match_text(report: MatchReport) -> str:
+    """The report for people."""
+    played = len(report.games)
+    lines = [
+        f"{report.game.description}: A = {report.agent_a}, B = {report.agent_b}; "
+        f"{played} of {report.requested} games"
+        + (" (interrupted)" if report.interrupted else "")
+        + ", A is Black in odd games"
+    ]
+    if not played:
+        return lines[0]
+    score = report.score or 0.0
+    lines.append(
+        f"A: {report.wins} wins, {report.draws} draws, {report.losses} losses; "
+        f"score {100 * score:.1f}% (a draw counts half)"
+    )
+    lines.append(f"mean margin, A's view: {_signed(report.mean_margin, 2)}")
+    elo = report.elo
+    low = _signed(elo.low) if elo.low is not None else "-inf"
+    high = _signed(elo.high) if elo.high is not None else "+inf"
+    if elo.difference is None:
+        difference = "+inf (A won every game)" if score == 1.0 else "-inf (A lost every game)"
+        lines.append(f"Elo A - B: {difference}; 95% bound {low} … {high}")
+    else:
+        lines.append(f"Elo A - B: {_signed(elo.difference)} (95% interval {low} … {high})")
+    return "\n".join(lines)
+
+
+def match(
+    game_name: GameArg,
+    agent_a: Annotated[str, typer.Argument(help="Agent A. " + AGENT_HELP, show_default=False)],
+    agent_b: Annotated[str, typer.Argument(help="Agent B (same form).", show_default=False)],
+    size: SizeOpt = None,
+    komi: KomiOpt = None,
+    rules: RulesOpt = None,
+    edge_capture: EdgeOpt = None,
+    games: Annotated[int, typer.Option("--games", min=1, help="Number of games.")] = 10,
+    jobs: Annotated[
+        int, typer.Option("--jobs", min=1, help="Worker processes playing games at once.")
+    ] = 1,
+    seed: Annotated[
+        int | None,
+        typer.Option(help="Seed: with count budgets a match repeats exactly.", show_default=False),
+    ] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
+) -> None:
+    """Play a match of A against B, colours alternating; report A's wins, draws and losses,
+    mean margin and Elo difference. Ctrl-C stops it and reports the games finished so far."""
+    game = build_game(game_name, size, komi, rules, edge_capture)
+    with _progress() as progress:
+        task = progress.add_task(f"{agent_a} vs {agent_b}", total=games)
+        tally = {1.0: 0, 0.5: 0, 0.0: 0}  # A's wins, draws and losses so far
+
+        def on_game(summary: GameSummary) -> None:
+            tally[summary.a_score] += 1
+            progress.update(
+                task,
+                advance=1,
+                description=f"{agent_a} vs {agent_b}  +{tally[1.0]} ={tally[0.5]} -{tally[0.0]}",
+            )
+
+        try:
+            report = run_match(game, agent_a, agent_b, games, jobs, seed, on_game)
+        except AgonError as error:
+            fail(str(error))
+    typer.echo(json.dumps(report.to_json()) if as_json else match_text(report))
+    if report.interrupted:
+        raise typer.Exit(INTERRUPTED)
+
+
+def _bench_text(results: dict[str, Any]) -> str:
+    header = ["variant", *MEASURES, "fast_speedup"]
+    rows = [header]
+    for name, figures in results.items():
+        if name != "compile_s":
+            rows.append([name, *(f"{figures[m]:,.0f}" for m in header[1:])])
+    widths = [max(len(row[i]) for row in rows) for i in range(len(header))]
+    lines = ["  ".join(cell.rjust(width) for cell, width in zip(row, widths, strict=True))
+             for row in rows]
+    lines.append(f"compile_s (Numba compile or cache load, before timing): "
+                 f"{results['compile_s']:.2f}")
+    return "\n".join(lines)
+
+
+def bench_command(
+    only: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--only",
+            help=f"Only this variant (repeatable): {', '.join(BENCH_VARIANTS)}; with --verify "
+            f"also {', '.join(n for n in VERIFY_VARIANTS if n not in BENCH_VARIANTS)}.",
+            show_default=False,
+        ),
+    ] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
+    verify_twins: Annotated[
+        bool,
+        typer.Option(
+            "--verify",
+            help="Instead of timing, play random games on the fast twin and the reference "
+            "rules side by side and report every difference (exit status 1 if any).",
+        ),
+    ] = False,
+    seconds: Annotated[
+        float, typer.Option("--seconds", min=0.0, help="Seconds for each measurement.")
+    ] = 2.0,
+    games: Annotated[
+        int, typer.Option("--games", min=1, help="With --verify: random games per variant.")
+    ] = 200,
+    seed: Annotated[int, typer.Option(help="With --verify: seed of the random games.")] = 1,
+) -> None:
+    """Measure playouts, MCTS iterations and alpha-beta nodes per second, reference rules and
+    fast twins side by side; or, with --verify, check the fast twins against the reference."""
+    known = VERIFY_VARIANTS if verify_twins else BENCH_VARIANTS
+    names = list(only or (VERIFY_VARIANTS if verify_twins else BENCH_VARIANTS))
+    for name in names:
+        if name not in known:
+            fail(f"unknown variant {name!r}: choose among {', '.join(known)}")
+    try:
+        with _progress() as progress:
+            if verify_twins:
+                task = progress.add_task("verifying", total=games * len(names))
+                mismatches = verify(
+                    names, games, seed, lambda name: progress.update(
+                        task, advance=1, description=f"verifying {name}"
+                    )
+                )
+            else:
+                task = progress.add_task("compiling", total=len(names) * len(MEASURES))
+                steps = iter(range(len(names) * len(MEASURES)))
+
+                def on_step(name: str, measure: str) -> None:
+                    progress.update(task, completed=next(steps), description=f"{name}: {measure}")
+
+                results = bench(names, seconds, on_step)
+    except KeyboardInterrupt:
+        typer.echo("interrupted", err=True)
+        raise typer.Exit(INTERRUPTED) from None
+    if verify_twins:
+        report = {"variants": names, "games_per_variant": games, "mismatches": mismatches}
+        if as_json:
+            typer.echo(json.dumps(report))
+        else:
+            typer.echo("\n".join(mismatches) if mismatches else
+                       f"no differences in {games} games of each of {len(names)} variants")
+        if mismatches:
+            raise typer.Exit(1)
+        return
+    typer.echo(json.dumps(results) if as_json else _bench_text(results))
 
 
 def register(app: typer.Typer) -> None:
     """Add this module's commands to the app."""
+    app.command("match")(match)
+    app.command("bench")(bench_command)

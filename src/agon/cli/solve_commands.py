@@ -1,7 +1,205 @@
-"""Placeholder until its owner writes it."""
+"""Exact solving from the command line: ``agon solve``, ``agon tables`` and ``agon quality``."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Annotated, Any
 
 import typer
+
+from agon.cli.common import EdgeOpt, GameArg, KomiOpt, RulesOpt, SizeOpt, build_game, fail
+from agon.core.errors import AgonError
+from agon.core.game import Game, State, format_points, result_text
+from agon.solve.quality import QualityReport, measure_quality
+from agon.solve.solver import Solution, SolveInterrupted, Solver, stderr_progress
+from agon.solve.tables import DEFAULT_OUT, generate_tables
+
+INTERRUPTED = 130  # the shell's status for a program ended by Ctrl-C
+
+JsonOpt = Annotated[bool, typer.Option("--json", help="Print one JSON object.")]
+QuietOpt = Annotated[
+    bool, typer.Option("--quiet", "-q", help="No progress lines on stderr during long solves.")
+]
+
+
+def _start(game: Game, position: str | None, moves: str | None) -> State:
+    if position is not None and moves is not None:
+        fail("give --position or --moves, not both")
+    try:
+        if position is not None:
+            return game.parse_position(position)
+        state = game.new_state()
+        if moves:
+            for text in moves.replace(",", " ").split():
+                state.play_text(text)
+        return state
+    except AgonError as error:
+        fail(str(error))
+
+
+def _number(value: float) -> float | int:
+    return int(value) if float(value).is_integer() else value
+
+
+def solution_json(game: Game, solution: Solution) -> dict[str, Any]:
+    data: dict[str, Any] = {
+        "value": _number(solution.value),
+        "best_moves": [game.format_move(m) for m in solution.best_moves],
+    }
+    if solution.move_values is not None:
+        data["moves"] = {game.format_move(m): _number(v) for m, v in solution.move_values.items()}
+    data["nodes"] = solution.nodes
+    data["seconds"] = round(solution.seconds, 3)
+    if solution.komi is not None:
+        data["komi"] = _number(solution.komi)
+        data["result"] = result_text(solution.result_margin)
+    return data
+
+
+def solution_text(game: Game, solution: Solution) -> str:
+    value = format_points(solution.value)
+    lines = [game.description]
+    if solution.komi is not None:
+        lines.append(f"value without komi: {result_text(solution.value)} (Black's margin {value})")
+        lines.append(
+            f"with komi {format_points(solution.komi)}: {result_text(solution.result_margin)}"
+        )
+    else:
+        lines.append(f"value: {result_text(solution.value)} (Black's margin {value})")
+    best = ", ".join(game.format_move(m) for m in solution.best_moves) or "none (the game is over)"
+    lines.append(f"best moves: {best}")
+    if solution.move_values is not None:
+        lines.append("every move (Black's margin after it):")
+        lines.extend(
+            f"  {game.format_move(m):>8}  {format_points(v)}"
+            for m, v in solution.move_values.items()
+        )
+    lines.append(f"nodes: {solution.nodes:,}   seconds: {solution.seconds:.2f}")
+    return "\n".join(lines)
+
+
+def solve(
+    game_name: GameArg,
+    size: SizeOpt = None,
+    komi: KomiOpt = None,
+    rules: RulesOpt = None,
+    edge_capture: EdgeOpt = None,
+    position: Annotated[
+        str | None,
+        typer.Option("--position", help="Solve this position text.", show_default=False),
+    ] = None,
+    moves: Annotated[
+        str | None,
+        typer.Option("--moves", help='Solve after these moves from the start, e.g. "2 5".'),
+    ] = None,
+    openings: Annotated[
+        bool, typer.Option("--openings", help="Also give the value of every legal move.")
+    ] = False,
+    table_bits: Annotated[
+        int, typer.Option(help="Transposition table of 2**BITS buckets (32 bytes each).")
+    ] = 22,
+    as_json: JsonOpt = False,
+    quiet: QuietOpt = False,
+) -> None:
+    """Solve a position exactly: Black's margin with perfect play, and the moves that keep it.
+
+    Alternator is solved without komi (the komi shifts every final margin alike); the result
+    under the komi is shown beside it. Progress goes to stderr during long solves; Ctrl-C stops
+    with the bounds proven so far.
+    """
+    game = build_game(game_name, size, komi, rules, edge_capture)
+    state = _start(game, position, moves)
+    if not 10 <= table_bits <= 30:
+        fail("--table-bits must be 10 to 30")
+    try:
+        solver = Solver(game, table_bits, progress=None if quiet else stderr_progress)
+        solution = solver.solve(state, openings)
+    except AgonError as error:
+        fail(str(error))
+    except SolveInterrupted as stop:
+        typer.echo(f"{stop} (Black's margin), after {stop.nodes:,} nodes", err=True)
+        raise typer.Exit(INTERRUPTED) from None
+    if as_json:
+        typer.echo(json.dumps(solution_json(game, solution)))
+    else:
+        typer.echo(solution_text(game, solution))
+
+
+def tables(
+    max_seconds: Annotated[
+        float, typer.Option(help="Give up on one variant after this many seconds.")
+    ] = 60.0,
+    out: Annotated[Path, typer.Option(help="The Markdown file to write.")] = DEFAULT_OUT,
+    fresh: Annotated[
+        bool, typer.Option("--fresh", help="Solve everything again, ignoring saved results.")
+    ] = False,
+    quiet: QuietOpt = False,
+) -> None:
+    """Solve every small variant and write the tables of values (docs/results.md).
+
+    Results are saved beside the Markdown file (same name, .json) as they come, so an
+    interrupted run resumes where it stopped; variants that ran out of time are tried again
+    only with a larger --max-seconds.
+    """
+    if max_seconds <= 0:
+        fail("--max-seconds must be positive")
+    try:
+        generate_tables(out, max_seconds, fresh, None if quiet else stderr_progress)
+    except AgonError as error:
+        fail(str(error))
+    except KeyboardInterrupt:
+        typer.echo("interrupted: the results so far are saved; run again to resume", err=True)
+        raise typer.Exit(INTERRUPTED) from None
+    typer.echo(f"wrote {out}")
+
+
+def quality(
+    game_name: GameArg,
+    agent: Annotated[str, typer.Argument(help="Agent spec, e.g. mcts:1s or alphabeta:1s.")],
+    size: SizeOpt = None,
+    komi: KomiOpt = None,
+    rules: RulesOpt = None,
+    edge_capture: EdgeOpt = None,
+    positions: Annotated[int, typer.Option(help="How many positions to judge.")] = 100,
+    seed: Annotated[int, typer.Option(help="Random seed for sampling and the agent.")] = 1,
+    as_json: JsonOpt = False,
+    quiet: QuietOpt = False,
+) -> None:
+    """Judge an agent against the solver on positions from random and self-play games.
+
+    Reports the share of positions where the agent's move is optimal (keeps the solved
+    value) and the mean margin it gives away per move.
+    """
+    game = build_game(game_name, size, komi, rules, edge_capture)
+    if positions < 1:
+        fail("--positions must be at least 1")
+    try:
+        report = measure_quality(
+            game, agent, positions, seed, None if quiet else stderr_progress
+        )
+    except AgonError as error:
+        fail(str(error))
+    except (SolveInterrupted, KeyboardInterrupt):
+        typer.echo("interrupted", err=True)
+        raise typer.Exit(INTERRUPTED) from None
+    typer.echo(json.dumps(report.to_json()) if as_json else quality_text(report))
+
+
+def quality_text(report: QualityReport) -> str:
+    return "\n".join(
+        [
+            f"{report.agent} on {report.game}: {report.positions} positions "
+            f"({report.from_random} from random games, {report.from_self_play} from self-play)",
+            f"optimal moves: {report.optimal_share:.1%}",
+            f"mean margin given away per move: {report.mean_loss:.3f} points",
+            f"agent seconds per move: {report.agent_seconds:.2f}",
+        ]
+    )
 
 
 def register(app: typer.Typer) -> None:
     """Add this module's commands to the app."""
+    app.command("solve")(solve)
+    app.command("tables")(tables)
+    app.command("quality")(quality)

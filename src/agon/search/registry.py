@@ -7,11 +7,24 @@ from collections.abc import Callable
 from agon.core.errors import AgonError
 from agon.core.game import Game
 from agon.search.agent import Agent, Budget, RandomAgent
+from agon.search.alphabeta import AlphaBetaAgent
+from agon.search.base import FastAgent
+from agon.search.greedy import GreedyAgent
+from agon.search.mcts import InformedMctsAgent, MctsAgent
 
 AgentFactory = Callable[[Game, Budget | None, int | None], Agent]
 
+
+def _fast(agent_class: type[FastAgent]) -> AgentFactory:
+    return lambda game, budget, seed: agent_class(game, budget, seed).warmed_up()
+
+
 AGENTS: dict[str, AgentFactory] = {
     "random": lambda game, budget, seed: RandomAgent(game, seed),
+    "greedy": _fast(GreedyAgent),
+    "mcts": _fast(MctsAgent),
+    "mcts-informed": _fast(InformedMctsAgent),
+    "alphabeta": _fast(AlphaBetaAgent),
 }
 
 

@@ -1,0 +1,679 @@
+"""Alak's fast twin: the three rule sets of :mod:`agon.games.alak.rules` over int64 arrays.
+
+The contract is :mod:`agon.core.fast`; ``tests/test_alak_fast.py`` checks it against the
+reference rules move by move. A board is two bitmasks, Black's and White's stones, bit ``p``
+for point ``p`` (N ≤ 40 points fit one int64), so comparing boards is exact.
+
+``params`` (int64, read only):
+
+====================  =================================================================
+``[0]``               N, the number of points
+``[1]``               rule set: 0 baljeu, 1 traditional, 2 tromp-taylor
+``[2]``               1 when a board end encloses a chain (baljeu with edge capture, and
+                      always under the other rules), else 0
+``[3]``               komi, as the bit pattern of its float64 (exact for any komi)
+``[4 …]``             Zobrist keys: 2N for stones (``2*p + colour``), N for just-captured
+                      points, 2N for the ko board's stones, then one each for White to move,
+                      0/1/2 passes (three), "a ko board is set", the prisoners' salt, and the
+                      history's salts for Black and for White to move
+====================  =================================================================
+
+``state`` (int64, mutated in place): a *position record* of eleven fields, then bookkeeping,
+then the history as position records.
+
+================  ========================================================================
+``[0]``, ``[1]``  Black's and White's stones (bitmasks)
+``[2]``           side to move: 0 Black, 1 White
+``[3]``           passes just played in a row
+``[4]``           points vacated by the last move's capture (bitmask)
+``[5]``, ``[6]``  prisoners taken by Black and by White
+``[7]``, ``[8]``  the ko board (traditional): Black's and White's stones before the last move
+``[9]``           1 when a ko board is set, else 0
+``[10]``          ``history_key``: the sum of a hash of every board in the history and the
+                  present one, each distinct board once (baljeu, tromp-taylor); of every
+                  ``board:side`` position, repeats counted (traditional); kept up to date by
+                  ``play``
+``[11]``          history length H: earlier positions, loaded ones included
+``[12]``          how many of them were loaded (from a position text's ``seen=``): ``undo``
+                  stops there
+``[13]``          capacity: how many records the array holds
+``[14 + 11*i …]`` history record ``i`` (oldest first), in the layout of ``[0:11]``
+================  ========================================================================
+
+A loaded history entry knows only its board, and its side to move under the traditional rules
+(``board:x``); its side is -1 otherwise and its other fields are 0. Every move pushes the
+whole current record, so the history is also the undo stack: ``undo`` pops the last record
+back into ``[0:11]``.
+
+The rules bound a game only by the number of distinct boards, and random games are long under
+the rules with a pass (passing only when forced; measured on 200 games each: on 11 points,
+traditional up to 2,400 plies, tromp-taylor up to 4,700, median 1,700; on 9 points up to 1,500;
+baljeu stays under 40). The capacity is therefore the history already there plus
+``64*N*N + 64`` more plies (7,808 on 11 points), and ``play`` raises rather than write past it.
+``state[13] - state[11]`` is the room left: a search that plays long random games on boards
+of more than about 11 points must cut them short (or create a new array).
+
+``key`` hashes what the rules read from the present position: the board and the side to move;
+the just-captured points (baljeu); the passes (traditional, tromp-taylor); the prisoners and
+the ko board (traditional; a ko board equal to the present board forbids nothing and is left
+out). It does NOT cover the history (no-repetition, superko, third repetition):
+``history_key`` does, and a search may share a result only where both keys match.
+"""
+
+from __future__ import annotations
+
+from functools import cache
+
+import numpy as np
+from numba import njit
+
+from agon.core.errors import AgonError
+from agon.core.fast import Array, FastTwin
+from agon.core.game import State
+from agon.core.player import Player
+from agon.games.alak.rules import (
+    EMPTY,
+    REASON_NO_PLACEMENT,
+    REASON_PASSES,
+    REASON_REPETITION,
+    STONES,
+    Alak,
+    AlakPosition,
+    AlakRules,
+    AlakState,
+)
+
+BALJEU, TRADITIONAL, TROMP_TAYLOR = 0, 1, 2
+RULE_CODES = {
+    AlakRules.BALJEU: BALJEU,
+    AlakRules.TRADITIONAL: TRADITIONAL,
+    AlakRules.TROMP_TAYLOR: TROMP_TAYLOR,
+}
+
+P_SIZE, P_RULES, P_EDGE, P_KOMI, P_ZOBRIST = 0, 1, 2, 3, 4
+
+S_BLACK, S_WHITE, S_SIDE, S_PASSES, S_CAPTURED, S_PRISONERS = 0, 1, 2, 3, 4, 5
+S_KO_BLACK, S_KO_WHITE, S_KO_SET, S_HISTORY_KEY = 7, 8, 9, 10
+RECORD = 11
+S_HISTORY_LENGTH, S_LOADED, S_CAPACITY = 11, 12, 13
+HEADER = 14
+
+NOT_OVER, BLACK_STUCK, WHITE_STUCK, BOTH_PASSED, THIRD_REPETITION = 0, 1, 2, 3, 4
+"""End codes; ``BLACK_STUCK + side`` is the code of the side that has no placement."""
+
+ZOBRIST_SEED = 0xA1A4
+
+# What capturing a stone is worth to ``evaluate`` (docs/evaluation.md, "## Alak"): under baljeu
+# the stone leaves the board; elsewhere its point also turns to the captor's area.
+BALJEU_CAPTURE_VALUE = 1.0
+CAPTURE_VALUE = 2.0
+
+
+def history_margin(size: int) -> int:
+    """Plies a state array can take beyond the history it was created with."""
+    return 64 * size * size + 64
+
+
+# --- bit helpers -----------------------------------------------------------------------------
+
+
+@njit(cache=True)
+def _bit(mask: int, point: int) -> bool:
+    return ((mask >> point) & 1) != 0
+
+
+@njit(cache=True)
+def _span(start: int, end: int) -> int:
+    """The bitmask of points ``start..end``."""
+    return ((1 << (end - start + 1)) - 1) << start
+
+
+@njit(cache=True)
+def _popcount(mask: int) -> int:
+    count = 0
+    while mask:
+        mask &= mask - 1
+        count += 1
+    return count
+
+
+@njit(cache=True)
+def _mix(value: int) -> int:
+    """SplitMix64's finaliser in wrapping int64 arithmetic (shifts made logical by masking)."""
+    value ^= (value >> 30) & 0x3FFFFFFFF
+    value *= -4658895280553007687  # 0xbf58476d1ce4e5b9
+    value ^= (value >> 27) & 0x1FFFFFFFFF
+    value *= -7723592293110705685  # 0x94d049bb133111eb
+    value ^= (value >> 31) & 0x1FFFFFFFF
+    return value
+
+
+# --- the rules -------------------------------------------------------------------------------
+
+
+@njit(cache=True)
+def _chain_start(stones: int, point: int) -> int:
+    """The first point of the chain of ``stones`` through ``point``."""
+    while point > 0 and _bit(stones, point - 1):
+        point -= 1
+    return point
+
+
+@njit(cache=True)
+def _chain_end(stones: int, point: int, n: int) -> int:
+    """The last point of the chain of ``stones`` through ``point``."""
+    while point < n - 1 and _bit(stones, point + 1):
+        point += 1
+    return point
+
+
+@njit(cache=True)
+def _encloses(params: Array, stones: int, beyond: int) -> bool:
+    """Whether the point ``beyond`` a chain's end closes that end: one of ``stones``, or an
+    edge (``beyond`` is -1 or N) where edges enclose."""
+    if beyond < 0 or beyond >= params[P_SIZE]:
+        return params[P_EDGE] != 0  # type: ignore[no-any-return]
+    return _bit(stones, beyond)
+
+
+@njit(cache=True)
+def _place(params: Array, state: Array, point: int) -> tuple[int, int, int]:
+    """Black's and White's stones after the mover places on empty ``point``, and the captured
+    points. Only enemy chains touching the new stone are examined."""
+    n = params[P_SIZE]
+    side = state[S_SIDE]
+    own = state[S_BLACK + side] | (1 << point)
+    enemy = state[S_BLACK + 1 - side]
+    captured = 0
+    # a neighbouring enemy chain is closed by the new stone on one side; check its far side
+    if point > 0 and _bit(enemy, point - 1):
+        start = _chain_start(enemy, point - 1)
+        if _encloses(params, own, start - 1):
+            captured |= _span(start, point - 1)
+    if point < n - 1 and _bit(enemy, point + 1):
+        end = _chain_end(enemy, point + 1, n)
+        if _encloses(params, own, end + 1):
+            captured |= _span(point + 1, end)
+    enemy &= ~captured
+    if side == 0:
+        return own, enemy, captured
+    return enemy, own, captured
+
+
+@njit(cache=True)
+def _chain_has_liberty(own: int, occupied: int, point: int, n: int) -> bool:
+    """Whether the chain of ``own`` through ``point`` has an empty neighbour."""
+    start, end = _chain_start(own, point), _chain_end(own, point, n)
+    return (start > 0 and not _bit(occupied, start - 1)) or (
+        end < n - 1 and not _bit(occupied, end + 1)
+    )
+
+
+@njit(cache=True)
+def _seen_before(state: Array, black: int, white: int, length: int) -> bool:
+    """Whether the board is among the first ``length`` history records."""
+    for index in range(length):
+        base = HEADER + RECORD * index
+        if state[base + S_BLACK] == black and state[base + S_WHITE] == white:
+            return True
+    return False
+
+
+@njit(cache=True)
+def _repetitions(state: Array) -> int:
+    """How often the present board with the present side to move has occurred, now included."""
+    black, white, side = state[S_BLACK], state[S_WHITE], state[S_SIDE]
+    count = 1
+    for index in range(state[S_HISTORY_LENGTH]):
+        base = HEADER + RECORD * index
+        if (
+            state[base + S_BLACK] == black
+            and state[base + S_WHITE] == white
+            and state[base + S_SIDE] == side
+        ):
+            count += 1
+    return count
+
+
+@njit(cache=True)
+def _placement(params: Array, state: Array, point: int) -> tuple[bool, int, int, int]:
+    """Whether placing on ``point`` is legal, and if so the board after it and the captures."""
+    black, white = state[S_BLACK], state[S_WHITE]
+    rules = params[P_RULES]
+    if _bit(black | white, point) or (rules == BALJEU and _bit(state[S_CAPTURED], point)):
+        return False, 0, 0, 0
+    black, white, captured = _place(params, state, point)
+    if rules != BALJEU and captured == 0:
+        own = black if state[S_SIDE] == 0 else white
+        if not _chain_has_liberty(own, black | white, point, params[P_SIZE]):
+            return False, 0, 0, 0
+    if rules == TRADITIONAL:
+        if state[S_KO_SET] and black == state[S_KO_BLACK] and white == state[S_KO_WHITE]:
+            return False, 0, 0, 0
+    elif _seen_before(state, black, white, state[S_HISTORY_LENGTH]):
+        # (a placement never recreates the present board, so the history is enough)
+        return False, 0, 0, 0
+    return True, black, white, captured
+
+
+@njit(cache=True)
+def _over_before_placements(params: Array, state: Array) -> int:
+    """The end code that does not depend on the placements (passes, third repetition)."""
+    rules = params[P_RULES]
+    if rules == BALJEU:
+        return NOT_OVER
+    if state[S_PASSES] >= 2:
+        return BOTH_PASSED
+    if rules == TRADITIONAL and _repetitions(state) >= 3:
+        return THIRD_REPETITION
+    return NOT_OVER
+
+
+@njit(cache=True)
+def _territory(params: Array, state: Array) -> tuple[int, int]:
+    """Empty points in runs bordered by one colour only (an edge borders nothing)."""
+    n = params[P_SIZE]
+    black, white = state[S_BLACK], state[S_WHITE]
+    occupied = black | white
+    black_area, white_area = 0, 0
+    point = 0
+    while point < n:
+        if _bit(occupied, point):
+            point += 1
+            continue
+        start = point
+        while point < n and not _bit(occupied, point):
+            point += 1
+        left = -1 if start == 0 else (0 if _bit(black, start - 1) else 1)
+        right = -1 if point == n else (0 if _bit(black, point) else 1)
+        owner = right if left == -1 else (left if right == -1 or right == left else -1)
+        if owner == 0:
+            black_area += point - start
+        elif owner == 1:
+            white_area += point - start
+    return black_area, white_area
+
+
+@njit(cache=True)
+def _position_hash(params: Array, black: int, white: int, side: int) -> int:
+    """A hash of one history entry: a board, with its side to move (traditional) or 0."""
+    salt = params[P_ZOBRIST + 5 * params[P_SIZE] + 6 + side]
+    return _mix(black ^ _mix(white ^ salt))
+
+
+@njit(cache=True)
+def _record_history_keys(params: Array, state: Array) -> None:
+    """Set the history key of every history record and of the present one, from scratch."""
+    length = state[S_HISTORY_LENGTH]
+    traditional = params[P_RULES] == TRADITIONAL
+    running = 0
+    for index in range(length + 1):
+        base = HEADER + RECORD * index if index < length else 0
+        black, white = state[base + S_BLACK], state[base + S_WHITE]
+        if traditional:
+            running += _position_hash(params, black, white, state[base + S_SIDE])
+        elif not _seen_before(state, black, white, index):
+            running += _position_hash(params, black, white, 0)
+        state[base + S_HISTORY_KEY] = running
+
+
+@njit(cache=True)
+def _komi(params: Array) -> float:
+    return params[P_KOMI : P_KOMI + 1].view(np.float64)[0]  # type: ignore[no-any-return]
+
+
+# --- kernels ---------------------------------------------------------------------------------
+
+
+@njit(cache=True)
+def legal_moves(params: Array, state: Array, out: Array) -> int:
+    """The legal moves, sorted (the pass, number N, last); 0 when the game is over."""
+    if _over_before_placements(params, state) != NOT_OVER:
+        return 0
+    n = params[P_SIZE]
+    count = 0
+    for point in range(n):
+        if _placement(params, state, point)[0]:
+            out[count] = point
+            count += 1
+    if params[P_RULES] != BALJEU:
+        out[count] = n
+        count += 1
+    return count
+
+
+@njit(cache=True)
+def play(params: Array, state: Array, move: int) -> None:
+    """Play a legal move: push the present record onto the history, then change it."""
+    length = state[S_HISTORY_LENGTH]
+    if length >= state[S_CAPACITY]:
+        raise ValueError("this Alak state array is full: create it again to play on")
+    base = HEADER + RECORD * length
+    for field in range(RECORD):
+        state[base + field] = state[field]
+    state[S_HISTORY_LENGTH] = length + 1
+    side = state[S_SIDE]
+    traditional = params[P_RULES] == TRADITIONAL
+    if traditional:
+        # the board before this move, which the next placement may not recreate
+        state[S_KO_BLACK], state[S_KO_WHITE], state[S_KO_SET] = state[S_BLACK], state[S_WHITE], 1
+    is_pass = move == params[P_SIZE]
+    if is_pass:
+        state[S_PASSES] += 1
+        state[S_CAPTURED] = 0
+    else:
+        black, white, captured = _place(params, state, move)
+        state[S_BLACK], state[S_WHITE], state[S_CAPTURED] = black, white, captured
+        state[S_PRISONERS + side] += _popcount(captured)
+        state[S_PASSES] = 0
+    state[S_SIDE] = 1 - side
+    # every position counts towards third repetition; only a placement makes a new board
+    if traditional:
+        state[S_HISTORY_KEY] += _position_hash(params, state[S_BLACK], state[S_WHITE], 1 - side)
+    elif not is_pass:
+        state[S_HISTORY_KEY] += _position_hash(params, state[S_BLACK], state[S_WHITE], 0)
+
+
+@njit(cache=True)
+def undo(params: Array, state: Array) -> None:
+    """Take back the last move: pop the last history record into the present one (and clear
+    its slot, so that the whole array is as it was)."""
+    length = state[S_HISTORY_LENGTH] - 1
+    if length < state[S_LOADED]:
+        raise ValueError("there is no move to undo")
+    base = HEADER + RECORD * length
+    for field in range(RECORD):
+        state[field] = state[base + field]
+        state[base + field] = 0
+    state[S_HISTORY_LENGTH] = length
+
+
+@njit(cache=True)
+def end_code(params: Array, state: Array) -> int:
+    """0 while the game goes on; else BLACK_STUCK/WHITE_STUCK (baljeu: the side to move has
+    no placement), BOTH_PASSED, or THIRD_REPETITION (traditional)."""
+    if params[P_RULES] != BALJEU:
+        return _over_before_placements(params, state)
+    for point in range(params[P_SIZE]):
+        if _placement(params, state, point)[0]:
+            return NOT_OVER
+    return BLACK_STUCK + state[S_SIDE]  # type: ignore[no-any-return]
+
+
+@njit(cache=True)
+def to_move(params: Array, state: Array) -> int:
+    """0 Black, 1 White, -1 when the game is over."""
+    if end_code(params, state) != NOT_OVER:
+        return -1
+    return state[S_SIDE]  # type: ignore[no-any-return]
+
+
+@njit(cache=True)
+def margin(params: Array, state: Array) -> float:
+    """Black's points minus White's as the rules count them now, komi included; 0 for a
+    third-repetition draw."""
+    rules = params[P_RULES]
+    black = _popcount(state[S_BLACK])
+    white = _popcount(state[S_WHITE])
+    if rules == BALJEU:
+        return float(black - white)
+    if _over_before_placements(params, state) == THIRD_REPETITION:
+        return 0.0
+    black_area, white_area = _territory(params, state)
+    black += black_area
+    white += white_area
+    if rules == TRADITIONAL:
+        black += state[S_PRISONERS]
+        white += state[S_PRISONERS + 1]
+    return float(black) - (float(white) + _komi(params))
+
+
+@njit(cache=True)
+def key(params: Array, state: Array) -> int:
+    """Zobrist hash of what the rules read from the present position (not the history)."""
+    n = params[P_SIZE]
+    rules = params[P_RULES]
+    stones = P_ZOBRIST
+    captured = stones + 2 * n
+    ko = captured + n
+    side_key = ko + 2 * n
+    passes = side_key + 1
+    ko_set, prisoners = passes + 3, passes + 4
+    black, white = state[S_BLACK], state[S_WHITE]
+    value = 0
+    for point in range(n):
+        if _bit(black, point):
+            value ^= params[stones + 2 * point]
+        elif _bit(white, point):
+            value ^= params[stones + 2 * point + 1]
+    if state[S_SIDE]:
+        value ^= params[side_key]
+    if rules == BALJEU:
+        for point in range(n):
+            if _bit(state[S_CAPTURED], point):
+                value ^= params[captured + point]
+    else:
+        value ^= params[passes + min(state[S_PASSES], 2)]
+    if rules == TRADITIONAL:
+        value ^= _mix(params[prisoners] + (state[S_PRISONERS] << 32) + state[S_PRISONERS + 1])
+        ko_black, ko_white = state[S_KO_BLACK], state[S_KO_WHITE]
+        if state[S_KO_SET] and (ko_black != black or ko_white != white):
+            value ^= params[ko_set]
+            for point in range(n):
+                if _bit(ko_black, point):
+                    value ^= params[ko + 2 * point]
+                elif _bit(ko_white, point):
+                    value ^= params[ko + 2 * point + 1]
+    return value
+
+
+@njit(cache=True)
+def history_key(params: Array, state: Array) -> int:
+    """A hash of the history the rules still read: the set of boards seen (baljeu,
+    tromp-taylor), the multiset of positions seen (traditional)."""
+    return state[S_HISTORY_KEY]  # type: ignore[no-any-return]
+
+
+@njit(cache=True)
+def evaluate(params: Array, state: Array) -> float:
+    """Heuristic final margin (Black minus White) of an ongoing position; see
+    docs/evaluation.md, "Alak"."""
+    n = params[P_SIZE]
+    rules = params[P_RULES]
+    side = state[S_SIDE]
+    own, enemy = state[S_BLACK + side], state[S_BLACK + 1 - side]
+    occupied = own | enemy
+    # the count as it would stand if the game ended now, from the mover's point of view
+    value = float(_popcount(own) - _popcount(enemy))
+    territory = 0
+    if rules != BALJEU:
+        black_area, white_area = _territory(params, state)
+        territory = black_area + white_area
+        value += (black_area - white_area) * (1 - 2 * side)
+        value -= _komi(params) * (1 - 2 * side)
+        if rules == TRADITIONAL:
+            value += state[S_PRISONERS + side] - state[S_PRISONERS + 1 - side]
+    count_now = value
+    # chains one placement can capture: the mover's best target, the mover's two largest
+    # chains in atari (the mover can save one of them, or capture and lose the largest)
+    best_target, threatened, second_threatened = 0, 0, 0
+    start = 0
+    while start < n:
+        if not _bit(occupied, start):
+            start += 1
+            continue
+        mine = _bit(own, start)
+        end = _chain_end(own if mine else enemy, start, n)
+        size = end - start + 1
+        left_free = start > 0 and not _bit(occupied, start - 1)
+        right_free = end < n - 1 and not _bit(occupied, end + 1)
+        liberty, closed_end = (start - 1, end + 1) if left_free else (end + 1, start - 1)
+        start = end + 1
+        # in atari: one liberty, and the other end closed (by a stone, or an enclosing edge)
+        if left_free == right_free or not _encloses(params, occupied, closed_end):
+            continue
+        if not mine:
+            # a target only if the rules let the mover play there now (ko, repetition, ...)
+            if _placement(params, state, liberty)[0]:
+                best_target = max(best_target, size)
+        elif size > threatened:
+            threatened, second_threatened = size, threatened
+        else:
+            second_threatened = max(second_threatened, size)
+    stone_value = BALJEU_CAPTURE_VALUE if rules == BALJEU else CAPTURE_VALUE
+    value += stone_value * max(best_target - threatened, -second_threatened)
+    # the side to move gets the odd point of those still to be filled: every empty point
+    # (baljeu), the empty points outside territory (elsewhere)
+    open_points = _popcount(_span(0, n - 1) & ~occupied) - territory
+    value += open_points % 2
+    if rules != BALJEU and state[S_PASSES] == 1:
+        value = max(value, count_now)  # a pass ends the game with the count as it stands
+    return value if side == 0 else -value
+
+
+@njit(cache=True)
+def move_order(params: Array, state: Array, move: int) -> float:
+    """Priority for search: captures first (the more stones the better), then moves that save
+    own chains in atari, then other placements; the pass last."""
+    n = params[P_SIZE]
+    if move >= n:
+        return 0.0
+    side = state[S_SIDE]
+    own = state[S_BLACK + side]
+    occupied = state[S_BLACK] | state[S_WHITE]
+    captured = _place(params, state, move)[2]
+    saved = 0
+    # an own neighbour chain whose only liberty is ``move`` (its far side closed) is in atari
+    if move > 0 and _bit(own, move - 1):
+        start = _chain_start(own, move - 1)
+        if _encloses(params, occupied, start - 1):
+            saved += move - start
+    if move < n - 1 and _bit(own, move + 1):
+        end = _chain_end(own, move + 1, n)
+        if _encloses(params, occupied, end + 1):
+            saved += end - move
+    # lexicographic: stones captured, then stones saved (fewer than 40, so below 64)
+    return 1.0 + 64.0 * _popcount(captured) + saved
+
+
+# --- the twin --------------------------------------------------------------------------------
+
+
+def _board_masks(board: str) -> tuple[int, int]:
+    black = sum(1 << point for point, stone in enumerate(board) if stone == STONES[0])
+    white = sum(1 << point for point, stone in enumerate(board) if stone == STONES[1])
+    return black, white
+
+
+def _board_text(black: int, white: int, size: int) -> str:
+    return "".join(
+        STONES[0] if black >> point & 1 else STONES[1] if white >> point & 1 else EMPTY
+        for point in range(size)
+    )
+
+
+def _write_position(array: Array, offset: int, position: AlakPosition, rules: AlakRules) -> None:
+    black, white = _board_masks(position.board)
+    array[offset + S_BLACK], array[offset + S_WHITE] = black, white
+    array[offset + S_SIDE] = int(position.player)
+    array[offset + S_PASSES] = position.passes
+    array[offset + S_CAPTURED] = sum(1 << point for point in position.captured)
+    array[offset + S_PRISONERS], array[offset + S_PRISONERS + 1] = position.prisoners
+    if rules is AlakRules.TRADITIONAL and position.ko_board is not None:
+        ko_black, ko_white = _board_masks(position.ko_board)
+        array[offset + S_KO_BLACK], array[offset + S_KO_WHITE] = ko_black, ko_white
+        array[offset + S_KO_SET] = 1
+
+
+def _read_position(array: Array, size: int) -> AlakPosition:
+    ko_board = None
+    if array[S_KO_SET]:
+        ko_board = _board_text(int(array[S_KO_BLACK]), int(array[S_KO_WHITE]), size)
+    return AlakPosition(
+        board=_board_text(int(array[S_BLACK]), int(array[S_WHITE]), size),
+        player=Player(int(array[S_SIDE])),
+        passes=int(array[S_PASSES]),
+        captured=frozenset(p for p in range(size) if int(array[S_CAPTURED]) >> p & 1),
+        prisoners=(int(array[S_PRISONERS]), int(array[S_PRISONERS + 1])),
+        ko_board=ko_board,
+    )
+
+
+def _params(game: Alak) -> Array:
+    rng = np.random.default_rng(ZOBRIST_SEED + game.size)
+    zobrist = rng.integers(-(2**63), 2**63 - 1, size=5 * game.size + 8, dtype=np.int64)
+    komi_bits = np.array([game.komi], dtype=np.float64).view(np.int64)
+    head = [game.size, RULE_CODES[game.rules], int(game.edge_encloses), int(komi_bits[0])]
+    return np.concatenate([np.array(head, dtype=np.int64), zobrist])
+
+
+def _end_reasons(game: Alak) -> dict[int, str]:
+    if game.rules is AlakRules.BALJEU:
+        return {
+            BLACK_STUCK + player: REASON_NO_PLACEMENT.format(player=player.name.capitalize())
+            for player in Player
+        }
+    reasons = {BOTH_PASSED: REASON_PASSES}
+    if game.rules is AlakRules.TRADITIONAL:
+        reasons[THIRD_REPETITION] = REASON_REPETITION
+    return reasons
+
+
+@cache
+def fast_twin(game: Alak) -> FastTwin:
+    """The fast twin of an Alak variant (one per variant)."""
+    size, rules = game.size, game.rules
+    params = _params(game)
+
+    def from_reference(reference: State) -> Array:
+        if not isinstance(reference, AlakState) or reference.game != game:
+            raise AgonError(f"not a state of {game.description}")
+        loaded = reference._loaded_history
+        played = reference._stack
+        length = len(loaded) + len(played)
+        capacity = length + history_margin(size)
+        array = np.zeros(HEADER + RECORD * capacity, dtype=np.int64)
+        for index, token in enumerate(loaded):
+            board, _, stone = token.partition(":")
+            base = HEADER + RECORD * index
+            array[base + S_BLACK], array[base + S_WHITE] = _board_masks(board)
+            array[base + S_SIDE] = STONES.index(stone) if stone else -1
+        for index, position in enumerate(played, start=len(loaded)):
+            _write_position(array, HEADER + RECORD * index, position, rules)
+        _write_position(array, 0, reference.current, rules)
+        array[S_HISTORY_LENGTH], array[S_LOADED], array[S_CAPACITY] = length, len(loaded), capacity
+        _record_history_keys(params, array)
+        return array
+
+    def new_state() -> Array:
+        return from_reference(game.new_state())
+
+    def position(array: Array) -> str:
+        tokens = []
+        for index in range(int(array[S_HISTORY_LENGTH])):
+            base = HEADER + RECORD * index
+            token = _board_text(int(array[base + S_BLACK]), int(array[base + S_WHITE]), size)
+            if rules is AlakRules.TRADITIONAL:
+                token += ":" + STONES[int(array[base + S_SIDE])]
+            tokens.append(token)
+        return AlakState(game, _read_position(array, size), tokens).position()
+
+    return FastTwin(
+        game=game,
+        params=params,
+        num_actions=game.num_actions,
+        end_reasons=_end_reasons(game),
+        new_state=new_state,
+        from_reference=from_reference,
+        position=position,
+        legal_moves=legal_moves,
+        play=play,
+        undo=undo,
+        to_move=to_move,
+        end_code=end_code,
+        margin=margin,
+        key=key,
+        history_key=history_key,
+        evaluate=evaluate,
+        move_order=move_order,
+    )

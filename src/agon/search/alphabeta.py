@@ -1,0 +1,333 @@
+"""Alpha-beta (negamax) with iterative deepening and a transposition table, on a fast twin.
+
+Values are margins from the point of view of the player to move: ``evaluate`` at the horizon,
+the exact final margin at the end of a game. A finished game's value is pushed away from zero by
+:data:`WIN_BONUS` (a win by 1 beats any estimate; the order of margins is kept), so that a
+forced win is recognised as one.
+
+The transposition table is keyed by ``(key, history_key)``: a stored result is reused only for a
+position whose rules-relevant history is the same too, which keeps it sound under Alak's
+no-repetition, superko and third-repetition rules. An entry whose subtree reached the end of
+the game everywhere (no horizon, no heuristic) is stored with :data:`EXACT_DEPTH`, valid at any
+depth; when a whole iteration reaches no horizon the search is complete and its value exact.
+
+Moves are tried in this order: the table's move, two killer moves per ply, then by
+``move_order`` plus a history-heuristic bonus below one point.
+"""
+
+from __future__ import annotations
+
+import time
+
+import numpy as np
+import numpy.typing as npt
+from numba import njit
+
+from agon.core.fast import Array
+from agon.core.game import Game, Move, State
+from agon.search.agent import Analysis, Budget
+from agon.search.base import FastAgent
+from agon.search.kernels import Kernel
+
+WIN_BONUS = 100_000.0
+EXACT_DEPTH = 1 << 30
+MAX_PLY = 512
+HASH_MULTIPLIER = -7046029254386353131  # 0x9E3779B97F4A7C15 as a signed 64-bit integer
+
+# Transposition table: ``table[index]`` = key, history key, best move, depth * 4 + bound.
+T_KEY, T_HISTORY, T_MOVE, T_DEPTH_BOUND = 0, 1, 2, 3
+BOUND_EXACT, BOUND_LOWER, BOUND_UPPER = 0, 1, 2
+
+# ``counters``: nodes so far, the node limit, whether the limit stopped the search, horizon
+# leaves reached (estimates used), the best root move found in this iteration.
+C_NODES, C_LIMIT, C_ABORTED, C_HORIZON, C_ROOT_MOVE = 0, 1, 2, 3, 4
+# ``reals``: the root move's value, the largest history-heuristic score.
+R_ROOT_VALUE, R_HISTORY_MAX = 0, 1
+
+Floats = npt.NDArray[np.float64]
+Table = npt.NDArray[np.int64]
+
+
+@njit(cache=True)
+def _table_index(key: int, history: int, mask: int) -> int:
+    return (key ^ (history * HASH_MULTIPLIER)) & mask
+
+
+@njit(cache=True)
+def _final_value(black_margin: float, player: int) -> float:
+    """A finished game's value for ``player``: the margin, pushed away from zero."""
+    value = black_margin if player == 0 else -black_margin
+    if value > 0:
+        return value + WIN_BONUS
+    if value < 0:
+        return value - WIN_BONUS
+    return 0.0
+
+
+@njit(cache=True)
+def _order_moves(
+    move_order: Kernel, params: Array, state: Array, moves: Array, count: int, scores: Floats,
+    table_move: int, killers: Array, history: Floats, player: int, history_max: float,
+) -> None:
+    for index in range(count):
+        move = moves[index]
+        if move == table_move:
+            scores[index] = np.inf
+        elif move == killers[0]:
+            scores[index] = 1e300
+        elif move == killers[1]:
+            scores[index] = 1e299
+        else:
+            scores[index] = (
+                move_order(params, state, move) + history[player, move] / (history_max + 1.0)
+            )
+
+
+@njit(cache=True)
+def negamax(
+    legal_moves: Kernel, play: Kernel, undo: Kernel, to_move: Kernel, end_code: Kernel,
+    margin: Kernel, key: Kernel, history_key: Kernel, evaluate: Kernel, move_order: Kernel,
+    params: Array, state: Array, depth: int, ply: int, alpha: float, beta: float, player: int,
+    moves: Table, scores: Floats, killers: Table, history: Floats, table: Table,
+    table_values: Floats, counters: Array, reals: Floats,
+) -> float:
+    """The value of ``state`` (not over) for ``player``, the player to move, searched ``depth``
+    plies deep within the window (alpha, beta). Returns 0 once the node limit is reached."""
+    if depth <= 0 or ply >= MAX_PLY:
+        counters[C_HORIZON] += 1
+        estimate = float(evaluate(params, state))
+        return estimate if player == 0 else -estimate
+    position_key = key(params, state)
+    history_hash = history_key(params, state)
+    slot = _table_index(position_key, history_hash, table.shape[0] - 1)
+    table_move = -1
+    if table[slot, T_KEY] == position_key and table[slot, T_HISTORY] == history_hash:
+        table_move = table[slot, T_MOVE]
+        stored_depth = table[slot, T_DEPTH_BOUND] >> 2
+        bound = table[slot, T_DEPTH_BOUND] & 3
+        value = float(table_values[slot])
+        if ply > 0 and stored_depth >= depth and (
+            bound == BOUND_EXACT
+            or (bound == BOUND_LOWER and value >= beta)
+            or (bound == BOUND_UPPER and value <= alpha)
+        ):
+            if stored_depth < EXACT_DEPTH:
+                counters[C_HORIZON] += 1
+            return value
+    count = legal_moves(params, state, moves[ply])
+    _order_moves(
+        move_order, params, state, moves[ply], count, scores[ply], table_move, killers[ply],
+        history, player, reals[R_HISTORY_MAX],
+    )
+    horizon_before = counters[C_HORIZON]
+    original_alpha = alpha
+    best_value = -np.inf
+    best_move = moves[ply, 0]
+    for index in range(count):
+        pick = index  # selection sort: the best remaining move first
+        for other in range(index + 1, count):
+            if scores[ply, other] > scores[ply, pick]:
+                pick = other
+        move = moves[ply, pick]
+        moves[ply, pick] = moves[ply, index]
+        moves[ply, index] = move
+        scores[ply, pick] = scores[ply, index]
+        play(params, state, move)
+        counters[C_NODES] += 1
+        if end_code(params, state) != 0:
+            value = _final_value(margin(params, state), player)
+        else:
+            next_player = to_move(params, state)
+            if next_player == player:
+                value = negamax(
+                    legal_moves, play, undo, to_move, end_code, margin, key, history_key,
+                    evaluate, move_order, params, state, depth - 1, ply + 1, alpha, beta,
+                    player, moves, scores, killers, history, table, table_values, counters,
+                    reals,
+                )
+            else:
+                value = -negamax(
+                    legal_moves, play, undo, to_move, end_code, margin, key, history_key,
+                    evaluate, move_order, params, state, depth - 1, ply + 1, -beta, -alpha,
+                    next_player, moves, scores, killers, history, table, table_values,
+                    counters, reals,
+                )
+        undo(params, state)
+        if counters[C_ABORTED]:
+            return 0.0
+        if value > best_value:
+            best_value, best_move = value, move
+            if ply == 0:
+                counters[C_ROOT_MOVE] = move
+                reals[R_ROOT_VALUE] = value
+        alpha = max(alpha, value)
+        if alpha >= beta:
+            if move != killers[ply, 0]:
+                killers[ply, 1] = killers[ply, 0]
+                killers[ply, 0] = move
+            history[player, move] += depth * depth
+            reals[R_HISTORY_MAX] = max(reals[R_HISTORY_MAX], history[player, move])
+            break
+        if counters[C_NODES] >= counters[C_LIMIT]:
+            counters[C_ABORTED] = 1
+            return 0.0
+    if best_value <= original_alpha:
+        bound = BOUND_UPPER
+    elif best_value >= beta:
+        bound = BOUND_LOWER
+    else:
+        bound = BOUND_EXACT
+    stored = EXACT_DEPTH if counters[C_HORIZON] == horizon_before else depth
+    table[slot, T_KEY] = position_key
+    table[slot, T_HISTORY] = history_hash
+    table[slot, T_MOVE] = best_move
+    table[slot, T_DEPTH_BOUND] = stored * 4 + bound
+    table_values[slot] = best_value
+    return best_value
+
+
+@njit(cache=True)
+def table_move(table: Table, key: int, history: int) -> int:
+    """The best move stored for a position, or -1."""
+    index = _table_index(key, history, table.shape[0] - 1)
+    if table[index, T_KEY] == key and table[index, T_HISTORY] == history:
+        return int(table[index, T_MOVE])
+    return -1
+
+
+def decode(value: float) -> tuple[float, bool]:
+    """(margin, whether the outcome is forced) from a search value."""
+    if value >= WIN_BONUS / 2:
+        return value - WIN_BONUS, True
+    if value <= -WIN_BONUS / 2:
+        return value + WIN_BONUS, True
+    return value + 0.0, False  # + 0.0 turns a negated draw's -0.0 into 0.0
+
+
+class AlphaBetaAgent(FastAgent):
+    """Iterative-deepening negamax; keeps its transposition table between moves.
+
+    ``Analysis.value`` is the margin from the mover's view: exact when the search reached every
+    end of the game (``proven``, with ``win_rate`` exact), else the estimate at the horizon. A
+    forced win or loss found before a complete search is ``proven`` too (``win_rate`` 1 or 0);
+    its ``value`` is then a margin that best play achieves at least, and deeper iterations
+    (while the budget lasts) look for a bigger one.
+    """
+
+    name = "alphabeta"
+    default_budget = Budget(seconds=1.0)
+    table_bits = 19
+    """The table has 2**19 entries (20 MB)."""
+    first_limit = 20_000
+    """Nodes of the first iteration under a time budget, before the speed is known."""
+
+    def __init__(self, game: Game, budget: Budget | None = None, seed: int | None = None) -> None:
+        super().__init__(game, budget, seed)
+        actions = self.twin.num_actions
+        self.move_lists = np.empty((MAX_PLY, actions), dtype=np.int64)
+        self.scores = np.empty((MAX_PLY, actions), dtype=np.float64)
+        self.killers = np.empty((MAX_PLY, 2), dtype=np.int64)
+        self.history = np.zeros((2, actions), dtype=np.float64)
+        self.counters = np.zeros(5, dtype=np.int64)
+        self.reals = np.zeros(2, dtype=np.float64)
+        self._new_table()
+
+    def _new_table(self) -> None:
+        self.table = np.zeros((1 << self.table_bits, 4), dtype=np.int64)
+        self.table[:, T_KEY] = -1  # unlikely to equal a real key, and never with move -1 used
+        self.table[:, T_MOVE] = -1
+        self.table_values = np.zeros(1 << self.table_bits, dtype=np.float64)
+
+    def reset(self) -> None:
+        super().reset()
+        self._new_table()
+        self.history[:] = 0.0
+
+    def _search(self, root: Array, depth: int, node_limit: int) -> tuple[float, bool]:
+        """One iteration; (value, completed within the node limit)."""
+        counters, kernels, twin = self.counters, self.kernels, self.twin
+        counters[C_LIMIT] = counters[C_NODES] + node_limit
+        counters[C_ABORTED] = 0
+        counters[C_HORIZON] = 0
+        counters[C_ROOT_MOVE] = -1
+        player = int(twin.to_move(twin.params, root))
+        value = negamax(
+            *kernels, twin.params, root, depth, 0, -np.inf, np.inf, player, self.move_lists,
+            self.scores, self.killers, self.history, self.table, self.table_values, counters,
+            self.reals,
+        )
+        return float(value), not counters[C_ABORTED]
+
+    def _node_limit(self, budget: Budget, elapsed: float) -> int:
+        """Nodes the next iteration may visit: what is left of a count, or what the time left
+        allows at the speed measured so far (a guess before anything is measured)."""
+        nodes = int(self.counters[C_NODES])
+        if budget.count is not None:
+            return budget.count - nodes
+        assert budget.seconds is not None
+        left = budget.seconds - elapsed
+        if left <= 0:
+            return 0
+        if nodes < self.first_limit or elapsed <= 0:
+            return self.first_limit
+        return max(1000, int(nodes / elapsed * left))
+
+    def analyse(self, state: State) -> Analysis:
+        start = time.perf_counter()
+        root = self.root(state)
+        budget = self.budget
+        assert budget is not None
+        self.counters[C_NODES] = 0
+        self.killers[:] = -1
+        self.history *= 0.5  # old cut-offs still hint, less
+        self.reals[R_HISTORY_MAX] *= 0.5
+        best_move: Move | None = None
+        value, complete = 0.0, False
+        depth = 1
+        while depth < MAX_PLY and not complete:
+            limit = self._node_limit(budget, time.perf_counter() - start)
+            if limit <= 0:
+                break
+            iteration_value, finished = self._search(root, depth, limit)
+            if self.counters[C_ROOT_MOVE] >= 0:  # better than every move searched before it
+                best_move = int(self.counters[C_ROOT_MOVE])
+                value = iteration_value if finished else float(self.reals[R_ROOT_VALUE])
+            if finished:
+                complete = self.counters[C_HORIZON] == 0
+                depth += 1
+            elif budget.count is not None:
+                break
+            # Else the clock's guess of the node limit was short: search this depth again
+            # (the table keeps what was found) with what time is left.
+        if best_move is None:  # not even one move searched: take the ordering's favourite
+            best_move = int(self.move_lists[0, 0])
+        margin, forced = decode(value)
+        proven = complete or forced
+        win_rate = None
+        if proven:
+            win_rate = 1.0 if margin > 0 else 0.0 if margin < 0 else 0.5
+        return Analysis(
+            best_move=best_move,
+            value=margin,
+            principal_variation=self._variation(state, best_move),
+            work=int(self.counters[C_NODES]),
+            seconds=time.perf_counter() - start,
+            proven=proven,
+            win_rate=win_rate,
+        )
+
+    def _variation(self, state: State, first: Move) -> list[Move]:
+        """The best move, then the table's moves as long as they are legal."""
+        twin = self.twin
+        line = [first]
+        array = twin.from_reference(state)
+        twin.play(twin.params, array, first)
+        while twin.end_code(twin.params, array) == 0 and len(line) < 64:
+            move = table_move(
+                self.table, twin.key(twin.params, array), twin.history_key(twin.params, array)
+            )
+            if move < 0 or move not in twin.legal_list(array):
+                break
+            line.append(move)
+            twin.play(twin.params, array, move)
+        return line

@@ -1,0 +1,245 @@
+"""Matches between two agents: games with alternating colours, results and an Elo estimate.
+
+Games are played on the reference rules (``State.play`` checks every move), each agent
+thinking on its own. Game ``i`` (from 1) has A as Black when ``i`` is odd. Each agent gets a
+seed derived from the match seed and the game number, so a seeded match with count budgets
+repeats exactly, however many worker processes share the games.
+"""
+
+from __future__ import annotations
+
+import math
+import multiprocessing
+import random
+import signal
+from collections.abc import Callable, Generator
+from dataclasses import dataclass, field
+from typing import Any
+
+from agon.core.game import Game
+from agon.core.player import Player
+from agon.search.registry import make_agent
+
+Z_95 = 1.959963984540054
+
+
+@dataclass(frozen=True)
+class GameSummary:
+    """One finished game of a match."""
+
+    number: int
+    a_colour: Player
+    result: str
+    margin: float
+    """Black's margin."""
+    moves: int
+    end_reason: str
+
+    @property
+    def a_margin(self) -> float:
+        return self.margin if self.a_colour is Player.BLACK else -self.margin
+
+    @property
+    def a_score(self) -> float:
+        """A's result: win 1, draw 0.5, loss 0."""
+        return 1.0 if self.a_margin > 0 else 0.0 if self.a_margin < 0 else 0.5
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "game": self.number,
+            "a_colour": self.a_colour.label,
+            "result": self.result,
+            "margin": self.margin,
+            "moves": self.moves,
+            "end_reason": self.end_reason,
+        }
+
+
+@dataclass(frozen=True)
+class EloEstimate:
+    """Elo difference of A over B; ``None`` bounds are infinite (or the score is 0 or 1)."""
+
+    difference: float | None
+    low: float | None
+    high: float | None
+
+
+def elo_from_score(score: float) -> float:
+    """The logistic model's Elo difference for an expected score strictly between 0 and 1."""
+    return -400.0 * math.log10(1.0 / score - 1.0)
+
+
+def elo_estimate(scores: list[float]) -> EloEstimate:
+    """Elo difference and its 95% interval from A's game results (1, 0.5 or 0: a draw counts
+    half a win).
+
+    The interval comes from the normal approximation of the mean score, whose standard error is
+    the sample standard deviation of the results over the square root of the number of games;
+    the score's interval is mapped through the logistic model. A bound at a score of 0 or 1 is
+    infinite (None). When every game was won (or lost) the difference itself is infinite: the
+    other bound is then the score ``0.05 ** (1 / n)`` (one-sided 95%: a weaker A would win all
+    ``n`` games less than 5% of the time).
+    """
+    count = len(scores)
+    if count == 0:
+        return EloEstimate(None, None, None)
+    score = sum(scores) / count
+    if score in (0.0, 1.0):
+        bound = 0.05 ** (1.0 / count)
+        if score == 1.0:
+            return EloEstimate(None, elo_from_score(bound), None)
+        return EloEstimate(None, None, elo_from_score(1.0 - bound))
+    variance = sum((s - score) ** 2 for s in scores) / count
+    error = math.sqrt(variance / count)
+    low, high = score - Z_95 * error, score + Z_95 * error
+    return EloEstimate(
+        elo_from_score(score),
+        elo_from_score(low) if low > 0 else None,
+        elo_from_score(high) if high < 1 else None,
+    )
+
+
+@dataclass
+class MatchReport:
+    """What a match found (so far, if it was interrupted)."""
+
+    game: Game
+    agent_a: str
+    agent_b: str
+    requested: int
+    seed: int | None
+    games: list[GameSummary] = field(default_factory=list)
+    interrupted: bool = False
+
+    @property
+    def wins(self) -> int:
+        return sum(g.a_score == 1.0 for g in self.games)
+
+    @property
+    def draws(self) -> int:
+        return sum(g.a_score == 0.5 for g in self.games)
+
+    @property
+    def losses(self) -> int:
+        return sum(g.a_score == 0.0 for g in self.games)
+
+    @property
+    def score(self) -> float | None:
+        return sum(g.a_score for g in self.games) / len(self.games) if self.games else None
+
+    @property
+    def mean_margin(self) -> float | None:
+        return sum(g.a_margin for g in self.games) / len(self.games) if self.games else None
+
+    @property
+    def elo(self) -> EloEstimate:
+        return elo_estimate([g.a_score for g in self.games])
+
+    def to_json(self) -> dict[str, Any]:
+        elo = self.elo
+        return {
+            "game": self.game.variant_id,
+            "variant": self.game.options(),
+            "description": self.game.description,
+            "a": self.agent_a,
+            "b": self.agent_b,
+            "seed": self.seed,
+            "requested": self.requested,
+            "games": len(self.games),
+            "interrupted": self.interrupted,
+            "wins": self.wins,
+            "draws": self.draws,
+            "losses": self.losses,
+            "score": self.score,
+            "draws_count_as": 0.5,
+            "mean_margin": self.mean_margin,
+            "elo": elo.difference,
+            "elo_low": elo.low,
+            "elo_high": elo.high,
+            "elo_note": "A over B, logistic model, 95% interval by the normal approximation; "
+            "null means unbounded (infinite)",
+            "results": [g.to_json() for g in sorted(self.games, key=lambda g: g.number)],
+        }
+
+
+def agent_seed(match_seed: int, number: int, which: str) -> int:
+    """The seed of agent ``which`` ("a" or "b") in game ``number``: the same in any process."""
+    return random.Random(f"{match_seed}:{number}:{which}").getrandbits(63)
+
+
+def play_game(game: Game, spec_a: str, spec_b: str, number: int, match_seed: int) -> GameSummary:
+    """Play game ``number`` of a match (A is Black when ``number`` is odd)."""
+    a_colour = Player.BLACK if number % 2 == 1 else Player.WHITE
+    agent_a = make_agent(spec_a, game, agent_seed(match_seed, number, "a"))
+    agent_b = make_agent(spec_b, game, agent_seed(match_seed, number, "b"))
+    players = {a_colour: agent_a, a_colour.other: agent_b}
+    state = game.new_state()
+    while not state.is_over:
+        mover = state.to_move
+        assert mover is not None
+        state.play(players[mover].choose(state))
+    return GameSummary(
+        number=number,
+        a_colour=a_colour,
+        result=state.result or "",
+        margin=state.margin,
+        moves=len(state.history),
+        end_reason=state.end_reason or "",
+    )
+
+
+def _play_game_job(job: tuple[Game, str, str, int, int]) -> GameSummary:
+    return play_game(*job)
+
+
+def _ignore_interrupts() -> None:
+    """Workers leave Ctrl-C to the parent, which stops them."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
+def run_match(
+    game: Game,
+    spec_a: str,
+    spec_b: str,
+    games: int,
+    jobs: int = 1,
+    seed: int | None = None,
+    on_game: Callable[[GameSummary], None] | None = None,
+) -> MatchReport:
+    """Play the match; Ctrl-C stops it and the report holds the games finished so far.
+
+    The agent specs are checked (by building the agents once) before any game starts.
+    """
+    make_agent(spec_a, game)
+    make_agent(spec_b, game)
+    match_seed = seed if seed is not None else random.SystemRandom().getrandbits(63)
+    report = MatchReport(game, spec_a, spec_b, games, seed)
+    job_list = [(game, spec_a, spec_b, number, match_seed) for number in range(1, games + 1)]
+    results = _results(job_list, jobs)
+    try:
+        for summary in results:
+            report.games.append(summary)
+            if on_game is not None:
+                on_game(summary)
+    except KeyboardInterrupt:
+        report.interrupted = True
+    finally:
+        results.close()  # stops the workers at once if the match was cut short
+    return report
+
+
+def _results(
+    job_list: list[tuple[Game, str, str, int, int]], jobs: int
+) -> Generator[GameSummary, None, None]:
+    if jobs <= 1:
+        for job in job_list:
+            yield _play_game_job(job)
+        return
+    context = multiprocessing.get_context("spawn")
+    pool = context.Pool(min(jobs, len(job_list)) or 1, initializer=_ignore_interrupts)
+    try:
+        yield from pool.imap_unordered(_play_game_job, job_list)
+        pool.close()
+    finally:
+        pool.terminate()
+        pool.join()

@@ -1,0 +1,452 @@
+"""Monte Carlo tree search (UCT) with MCTS-Solver, on a game's fast twin.
+
+The tree lives in preallocated NumPy arrays, one column per node, and is searched inside Numba.
+A node's children sit side by side (``FIRST_CHILD`` and ``CHILD_COUNT``), created together
+when the node is expanded. Statistics are kept from the point of view of the player who made
+the move into the node (``MOVER``): ``SCORE`` sums the playout results (win 1, draw 0.5,
+loss 0) and ``MARGIN`` the final margins. ``PROOF`` marks a node whose outcome is known
+(MCTS-Solver, Winands, Björnsson and Saito 2008): a node is won for the player to move there as
+soon as one child is, and otherwise decided once every child is, by the best of them; proven
+losses are never selected again, and the search stops once the root is proven.
+
+Each iteration plays from the root array and takes its moves back with ``undo`` at the end,
+so the root array never needs copying. Between moves the tree is kept: the agent re-roots it at
+the node the moves played since lead to (compacting that subtree to the front of new arrays).
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from dataclasses import dataclass
+
+import numpy as np
+import numpy.typing as npt
+from numba import njit
+
+from agon.core.fast import Array
+from agon.core.game import Game, Move, State
+from agon.search.agent import Analysis, Budget
+from agon.search.base import FastAgent, spend
+from agon.search.kernels import Kernel, playout, undo_plies
+
+# Rows of the tree's arrays.
+MOVE, FIRST_CHILD, CHILD_COUNT = 0, 1, 2  # links (int32)
+VISITS, SCORE, MARGIN = 0, 1, 2  # stats (float64)
+PROOF, MOVER = 0, 1  # flags (int8)
+NODES, FULL = 0, 1  # counters (int64)
+
+UNPROVEN = -1
+"""``PROOF`` of a node whose outcome is unknown; else Black's result doubled: 0 White wins,
+1 draw, 2 Black wins (absolute, so that no sign flips are needed)."""
+
+MAX_TREE_DEPTH = 4096
+
+Links = npt.NDArray[np.int32]
+Stats = npt.NDArray[np.float64]
+Flags = npt.NDArray[np.int8]
+
+
+@njit(cache=True)
+def _outcome(black_margin: float) -> int:
+    """Black's result doubled, from the final margin."""
+    if black_margin > 0:
+        return 2
+    if black_margin < 0:
+        return 0
+    return 1
+
+
+@njit(cache=True)
+def _for_player(outcome: int, player: int) -> int:
+    """A doubled result (Black's) as seen by ``player``: 2 won, 1 drawn, 0 lost."""
+    return outcome if player == 0 else 2 - outcome
+
+
+@njit(cache=True)
+def _select(
+    links: Links, stats: Stats, flags: Flags, node: int, exploration: float,
+    margin_weight: float, margin_scale: float,
+) -> int:
+    """The child UCT picks: an unvisited child first (in the order children were made), never
+    a proven loss for the player to move; -1 if every child is such a loss."""
+    first = links[FIRST_CHILD, node]
+    log_visits = math.log(max(stats[VISITS, node], 1.0))
+    player = flags[MOVER, first]
+    best_value = -np.inf
+    chosen = -1
+    for child in range(first, first + links[CHILD_COUNT, node]):
+        proof = flags[PROOF, child]
+        if proof != UNPROVEN and _for_player(proof, player) == 0:
+            continue
+        visits = stats[VISITS, child]
+        if visits == 0:
+            return child
+        value = stats[SCORE, child] / visits + exploration * math.sqrt(log_visits / visits)
+        if margin_weight != 0.0:
+            value += margin_weight * math.tanh(stats[MARGIN, child] / visits / margin_scale)
+        if value > best_value:
+            best_value, chosen = value, child
+    return chosen
+
+
+@njit(cache=True)
+def _expand(
+    move_order: Kernel, params: Array, state: Array, links: Links, stats: Stats, flags: Flags,
+    counters: Array, node: int, player: int, moves: Array, count: int,
+    order_scores: npt.NDArray[np.float64], informed: bool,
+) -> None:
+    """Give ``node`` its ``count`` children: in ``move_order``'s order (best first) when
+    ``informed``, else shuffled, since unvisited children are tried in order."""
+    if informed:
+        for index in range(count):
+            order_scores[index] = -move_order(params, state, moves[index])
+        order = np.argsort(order_scores[:count], kind="mergesort")
+        ordered = moves[:count][order]
+    else:
+        ordered = moves[:count].copy()
+        for index in range(count - 1, 0, -1):
+            other = np.random.randint(index + 1)
+            ordered[index], ordered[other] = ordered[other], ordered[index]
+    first = counters[NODES]
+    for index in range(count):
+        child = first + index
+        links[MOVE, child] = ordered[index]
+        links[FIRST_CHILD, child] = -1
+        links[CHILD_COUNT, child] = 0
+        stats[VISITS, child] = 0.0
+        stats[SCORE, child] = 0.0
+        stats[MARGIN, child] = 0.0
+        flags[PROOF, child] = UNPROVEN
+        flags[MOVER, child] = player
+    links[FIRST_CHILD, node] = first
+    links[CHILD_COUNT, node] = count
+    counters[NODES] = first + count
+
+
+@njit(cache=True)
+def _try_prove(links: Links, flags: Flags, node: int) -> bool:
+    """Mark ``node`` proven if its children decide it: one won child (for the player to move
+    there), or every child proven; returns whether they do."""
+    first = links[FIRST_CHILD, node]
+    player = flags[MOVER, first]
+    every_child_proven = True
+    best = 0
+    for child in range(first, first + links[CHILD_COUNT, node]):
+        proof = flags[PROOF, child]
+        if proof == UNPROVEN:
+            every_child_proven = False
+            continue
+        seen = _for_player(proof, player)
+        if seen == 2:
+            flags[PROOF, node] = proof
+            return True
+        best = max(best, seen)
+    if every_child_proven:
+        flags[PROOF, node] = _for_player(best, player)
+    return every_child_proven
+
+
+@njit(cache=True)
+def run_iterations(
+    legal_moves: Kernel, play: Kernel, undo: Kernel, to_move: Kernel, end_code: Kernel,
+    margin: Kernel, evaluate: Kernel, move_order: Kernel, params: Array, state: Array,
+    links: Links, stats: Stats, flags: Flags, counters: Array, path: Array, moves: Array,
+    order_scores: npt.NDArray[np.float64], iterations: int, pass_move: int, exploration: float,
+    margin_weight: float, margin_scale: float, epsilon: float, informed: bool, may_fill: bool,
+    max_playout_plies: int,
+) -> int:
+    """Run up to ``iterations`` MCTS iterations from ``state`` (the root, node 0; restored).
+
+    Returns how many ran. Stops early when the root is proven, or, unless ``may_fill``, when a
+    node needs expanding and the arrays have no room (``counters[FULL]`` is then set, and the
+    caller grows the arrays and goes on). With ``may_fill`` a full tree keeps searching, with
+    playouts from its leaves.
+    """
+    capacity = links.shape[1]
+    for iteration in range(iterations):
+        if flags[PROOF, 0] != UNPROVEN:
+            return iteration
+        node = 0
+        depth = 0
+        path[0] = 0
+        newly_proven = False
+        while True:
+            proof = flags[PROOF, node]
+            if proof != UNPROVEN:
+                outcome = proof
+                black_margin = stats[MARGIN, node] / max(stats[VISITS, node], 1.0)
+                if flags[MOVER, node] == 1:
+                    black_margin = -black_margin
+                break
+            if links[FIRST_CHILD, node] < 0:
+                if end_code(params, state) != 0:
+                    black_margin = float(margin(params, state))
+                    outcome = _outcome(black_margin)
+                    flags[PROOF, node] = outcome
+                    newly_proven = True
+                    break
+                if (node == 0 or stats[VISITS, node] > 0) and depth + 1 < path.shape[0]:
+                    count = legal_moves(params, state, moves)
+                    if counters[NODES] + count <= capacity:
+                        _expand(
+                            move_order, params, state, links, stats, flags, counters, node,
+                            to_move(params, state), moves, count, order_scores, informed,
+                        )
+                    elif not may_fill:
+                        counters[FULL] = 1
+                        undo_plies(undo, params, state, depth)
+                        return iteration
+                if links[FIRST_CHILD, node] < 0:
+                    black_margin, plies = playout(
+                        legal_moves, play, end_code, margin, evaluate, move_order, params, state,
+                        moves, pass_move, epsilon, max_playout_plies,
+                    )
+                    undo_plies(undo, params, state, plies)
+                    outcome = _outcome(black_margin)
+                    break
+            child = _select(links, stats, flags, node, exploration, margin_weight, margin_scale)
+            if child < 0:  # cannot happen once proofs are propagated; a safe fallback
+                child = links[FIRST_CHILD, node]
+            play(params, state, links[MOVE, child])
+            node = child
+            depth += 1
+            path[depth] = node
+        undo_plies(undo, params, state, depth)
+        for level in range(depth, -1, -1):
+            node = path[level]
+            stats[VISITS, node] += 1.0
+            mover = flags[MOVER, node]
+            if mover >= 0:
+                stats[SCORE, node] += _for_player(outcome, mover) / 2.0
+                stats[MARGIN, node] += black_margin if mover == 0 else -black_margin
+            if newly_proven and level < depth:
+                newly_proven = _try_prove(links, flags, node)
+    return iterations
+
+
+@njit(cache=True)
+def compact_subtree(
+    links: Links, stats: Stats, flags: Flags, root: int, new_links: Links, new_stats: Stats,
+    new_flags: Flags, origin: Array,
+) -> int:
+    """Copy the subtree under ``root`` to the front of the new arrays (``root`` becomes node 0),
+    breadth first so that siblings stay side by side; returns its number of nodes."""
+    origin[0] = root
+    top = 1
+    index = 0
+    while index < top:
+        old = origin[index]
+        new_links[MOVE, index] = links[MOVE, old]
+        new_stats[:, index] = stats[:, old]
+        new_flags[:, index] = flags[:, old]
+        first, count = links[FIRST_CHILD, old], links[CHILD_COUNT, old]
+        new_links[CHILD_COUNT, index] = count
+        if first < 0:
+            new_links[FIRST_CHILD, index] = -1
+        else:
+            new_links[FIRST_CHILD, index] = top
+            for offset in range(count):
+                origin[top + offset] = first + offset
+            top += count
+        index += 1
+    new_flags[MOVER, 0] = -1
+    return top
+
+
+@dataclass
+class Tree:
+    """The search tree's arrays; node 0 is the root."""
+
+    links: Links
+    stats: Stats
+    flags: Flags
+    counters: Array
+
+    @classmethod
+    def empty(cls, capacity: int) -> Tree:
+        tree = cls(
+            links=np.empty((3, capacity), dtype=np.int32),
+            stats=np.empty((3, capacity), dtype=np.float64),
+            flags=np.empty((2, capacity), dtype=np.int8),
+            counters=np.zeros(2, dtype=np.int64),
+        )
+        tree.links[:, 0] = (-1, -1, 0)
+        tree.stats[:, 0] = 0.0
+        tree.flags[:, 0] = (UNPROVEN, -1)
+        tree.counters[NODES] = 1
+        return tree
+
+    @property
+    def capacity(self) -> int:
+        return int(self.links.shape[1])
+
+    @property
+    def size(self) -> int:
+        return int(self.counters[NODES])
+
+    def children(self, node: int) -> range:
+        first = int(self.links[FIRST_CHILD, node])
+        return range(first, first + int(self.links[CHILD_COUNT, node])) if first >= 0 else range(0)
+
+    def child_by_move(self, node: int, move: Move) -> int | None:
+        for child in self.children(node):
+            if self.links[MOVE, child] == move:
+                return child
+        return None
+
+    def subtree(self, root: int, capacity: int) -> Tree:
+        """A new tree holding the subtree under ``root``, with room for ``capacity`` nodes."""
+        tree = Tree.empty(capacity)
+        origin = np.empty(capacity, dtype=np.int64)
+        tree.counters[NODES] = compact_subtree(
+            self.links, self.stats, self.flags, root, tree.links, tree.stats, tree.flags, origin
+        )
+        return tree
+
+
+class MctsAgent(FastAgent):
+    """UCT with random (or informed) playouts and MCTS-Solver; keeps its tree between moves.
+
+    ``Analysis.value`` is the mean final margin of the playouts through the chosen move, from
+    the mover's view; ``win_rate`` its mean result (win 1, draw 0.5, loss 0). ``proven`` means
+    that the outcome (and so ``win_rate``) is exact; ``value`` stays a playout mean.
+    """
+
+    name = "mcts"
+    default_budget = Budget(seconds=1.0)
+    informed = False
+    exploration = 0.7
+    margin_weight = 0.05
+    """Weight of a bonus for the mean margin in UCT, to prefer bigger wins and smaller losses."""
+    margin_scale = 8.0
+    epsilon = 1.0
+    """Playouts: probability of a uniform random move instead of ``move_order``'s best."""
+    playout_plies_per_action = 4
+    """Playouts are cut (and ``evaluate`` scores them) after this many plies per action number:
+    never on Alternator, where a game is shorter; 48 plies on 11-point Alak, where random games
+    under the rules with a pass would otherwise last thousands."""
+    initial_capacity = 1 << 16
+    max_capacity = 1 << 21
+    """At most this many nodes (about 80 MB); a full tree goes on with playouts from its leaves."""
+
+    def __init__(self, game: Game, budget: Budget | None = None, seed: int | None = None) -> None:
+        super().__init__(game, budget, seed)
+        self.path = np.empty(MAX_TREE_DEPTH, dtype=np.int64)
+        self.order_scores = np.empty(self.twin.num_actions, dtype=np.float64)
+        self.tree = Tree.empty(self.initial_capacity)
+        self._root_history: list[Move] | None = None
+        self._root_keys: tuple[int, int] | None = None
+
+    def reset(self) -> None:
+        super().reset()
+        self.tree = Tree.empty(self.initial_capacity)
+        self._root_history = None
+        self._root_keys = None
+
+    def _keys(self, array: Array) -> tuple[int, int]:
+        twin = self.twin
+        return int(twin.key(twin.params, array)), int(twin.history_key(twin.params, array))
+
+    def _reuse_tree(self, state: State, root: Array) -> None:
+        """Re-root the kept tree at ``state`` if it grew from an earlier state of this game;
+        else start a new tree. The moves since are found by comparing ``state.history``."""
+        previous, keys = self._root_history, self._root_keys
+        node: int | None = None
+        if previous is not None and state.history[: len(previous)] == previous:
+            start = state.copy()
+            node = 0
+            for _ in range(len(state.history) - len(previous)):
+                start.undo()
+            if self._keys(self.twin.from_reference(start)) != keys:
+                node = None
+            for move in state.history[len(previous) :]:
+                if node is None:
+                    break
+                node = self.tree.child_by_move(node, move)
+        if node is None:
+            self.tree = Tree.empty(self.initial_capacity)
+        elif node != 0:
+            self.tree = self.tree.subtree(node, self.tree.capacity)
+        self._root_history = list(state.history)
+        self._root_keys = self._keys(root)
+
+    def _iterate(self, root: Array, count: int) -> tuple[int, bool]:
+        """Up to ``count`` iterations, growing the arrays as needed; (done, root proven)."""
+        done = 0
+        while done < count:
+            tree = self.tree
+            may_fill = tree.capacity >= self.max_capacity
+            kernels = self.kernels
+            done += run_iterations(
+                kernels.legal_moves, kernels.play, kernels.undo, kernels.to_move,
+                kernels.end_code, kernels.margin, kernels.evaluate, kernels.move_order,
+                self.twin.params, root, tree.links, tree.stats, tree.flags, tree.counters,
+                self.path, self.moves, self.order_scores, count - done, self.pass_move,
+                self.exploration, self.margin_weight, self.margin_scale, self.epsilon,
+                self.informed, may_fill, self.playout_plies_per_action * self.twin.num_actions,
+            )
+            if tree.flags[PROOF, 0] != UNPROVEN:
+                return done, True
+            if tree.counters[FULL]:
+                self.tree = tree.subtree(0, min(2 * tree.capacity, self.max_capacity))
+        return done, False
+
+    def analyse(self, state: State) -> Analysis:
+        start = time.perf_counter()
+        root = self.root(state)
+        self._reuse_tree(state, root)
+        assert self.budget is not None
+        work = spend(self.budget, lambda count: self._iterate(root, count), first_chunk=64)
+        return self._report(work, time.perf_counter() - start)
+
+    def _best_child(self, node: int) -> int:
+        """Proven win first; else the most visited child that is not a proven loss."""
+        tree = self.tree
+        children = list(tree.children(node))
+        player = int(tree.flags[MOVER, children[0]])
+
+        def preference(child: int) -> tuple[int, float, float]:
+            proof = int(tree.flags[PROOF, child])
+            known = -1 if proof == UNPROVEN else _for_player(proof, player)
+            rank = {2: 2, -1: 1, 1: 1, 0: 0}[known]
+            return rank, float(tree.stats[VISITS, child]), float(tree.stats[SCORE, child])
+
+        return max(children, key=preference)
+
+    def _report(self, work: int, seconds: float) -> Analysis:
+        tree = self.tree
+        best = self._best_child(0)
+        visits = float(tree.stats[VISITS, best])
+        proof = int(tree.flags[PROOF, best])
+        mover = int(tree.flags[MOVER, best])
+        if proof != UNPROVEN:
+            win_rate: float | None = _for_player(proof, mover) / 2.0
+        else:
+            win_rate = float(tree.stats[SCORE, best]) / visits if visits else None
+        variation = [int(tree.links[MOVE, best])]
+        node = best
+        while tree.children(node) and len(variation) < 64:
+            node = max(tree.children(node), key=lambda child: tree.stats[VISITS, child])
+            if tree.stats[VISITS, node] == 0:
+                break
+            variation.append(int(tree.links[MOVE, node]))
+        return Analysis(
+            best_move=variation[0],
+            value=float(tree.stats[MARGIN, best]) / visits if visits else None,
+            principal_variation=variation,
+            work=work,
+            seconds=seconds,
+            proven=int(tree.flags[PROOF, 0]) != UNPROVEN,
+            win_rate=win_rate,
+        )
+
+
+class InformedMctsAgent(MctsAgent):
+    """MCTS whose playouts play ``move_order``'s best move 3 times in 4 (epsilon-greedy) and
+    whose new children are tried in ``move_order``'s order."""
+
+    name = "mcts-informed"
+    informed = True
+    epsilon = 0.25
+

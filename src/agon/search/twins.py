@@ -1,0 +1,86 @@
+"""Each game's fast twin, and its kernels in the form the search kernels take them.
+
+The search kernels receive a twin's kernels as first-class functions. They are handed over as
+*compiled C callbacks* (``numba.cfunc`` with the contract's signatures), not as Numba
+dispatchers: a dispatcher argument makes Numba compile a separate search per game and, worse,
+its on-disk cache never hits (the dispatcher's type is keyed by an identity that changes from
+process to process), so every process would recompile the search for many seconds. With
+callbacks the argument types are plain function signatures: one compiled search serves every
+game, and it is cached. A call through a callback costs a few nanoseconds.
+"""
+
+from __future__ import annotations
+
+import functools
+from typing import Any, NamedTuple
+
+from numba import cfunc, types
+
+from agon.core.errors import AgonError
+from agon.core.fast import FastTwin
+from agon.core.game import Game
+from agon.games.alak import Alak
+from agon.games.alak import fast as alak_fast
+from agon.games.alternator import Alternator
+from agon.games.alternator import fast as alternator_fast
+
+_ARRAY = types.Array(types.int64, 1, "C")
+_QUERY = (_ARRAY, _ARRAY)  # (params, state)
+
+
+class TwinKernels(NamedTuple):
+    """A twin's kernels as C callbacks, in the order the search kernels take them."""
+
+    legal_moves: Any
+    play: Any
+    undo: Any
+    to_move: Any
+    end_code: Any
+    margin: Any
+    key: Any
+    history_key: Any
+    evaluate: Any
+    move_order: Any
+
+
+SIGNATURES = TwinKernels(
+    legal_moves=types.int64(_ARRAY, _ARRAY, _ARRAY),
+    play=types.void(_ARRAY, _ARRAY, types.int64),
+    undo=types.void(*_QUERY),
+    to_move=types.int64(*_QUERY),
+    end_code=types.int64(*_QUERY),
+    margin=types.float64(*_QUERY),
+    key=types.int64(*_QUERY),
+    history_key=types.int64(*_QUERY),
+    evaluate=types.float64(*_QUERY),
+    move_order=types.float64(_ARRAY, _ARRAY, types.int64),
+)
+
+
+def twin_for(game: Game) -> FastTwin:
+    """The fast twin of a variant (each game's ``fast_twin`` builds it once per variant)."""
+    if isinstance(game, Alternator):
+        return alternator_fast.fast_twin(game)
+    if isinstance(game, Alak):
+        return alak_fast.fast_twin(game)
+    raise AgonError(f"{game.description} has no fast twin, so the search agents cannot play it")
+
+
+def kernels_for(twin: FastTwin) -> TwinKernels:
+    """The twin's kernels as C callbacks (built once per game: every variant shares them)."""
+    return _callbacks(*(getattr(twin, name) for name in TwinKernels._fields))
+
+
+@functools.cache
+def _callbacks(*dispatchers: Any) -> TwinKernels:
+    return TwinKernels(
+        *(
+            cfunc(signature, cache=True)(dispatcher.py_func)
+            for signature, dispatcher in zip(SIGNATURES, dispatchers, strict=True)
+        )
+    )
+
+
+def pass_action(game: Game) -> int:
+    """The pass move as the kernels take it: -1 where the rules have no pass."""
+    return -1 if game.pass_move is None else game.pass_move

@@ -1,0 +1,259 @@
+"""The exact solver's Numba kernels: fail-soft negamax alpha-beta over a transposition table.
+
+Written once against the fast-twin contract (:mod:`agon.core.fast`): the twin's kernels and
+the game's *canonical-key* kernel (:mod:`agon.solve.symmetry`) arrive as first-class
+functions. Values are whole *units* of margin (``round(margin * scale)``) from the point of
+view of the side to move; ``sign`` is +1 where Black is to move.
+
+The search has no depth limit: every stored bound is a proven fact about the position under
+its key, which covers the history the rules still read (see docs/solver.md), so a bound is
+reused in any later search, with any window.
+
+Transposition table: ``tt`` is int64 ``(2 * buckets, 2)``; row ``[key, packed]`` where
+``packed`` holds the lower and upper bound (20 bits each, offset), the best move in the
+canonical frame plus one (16 bits) and log2 of the nodes its search took (8 bits). A bucket's
+first row keeps the costliest search, the second is replaced every time.
+
+``control`` (int64) carries the counters and limits between Python and the kernels.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+from numba import njit
+
+from agon.core.fast import Array
+
+FloatArray = npt.NDArray[np.float64]
+Kernel = Any
+
+# control fields
+C_NODES, C_LIMIT, C_ABORTED, C_MAX_PLY, C_SCALE, C_OVERFLOW, C_TT_HITS, C_STORES = range(8)
+C_USE_SYMMETRY = 8
+CONTROL_SIZE = 9
+
+INFINITY = 1 << 18
+"""Larger than any margin in units."""
+UNKNOWN = 1 << 30
+"""What a search returns when its depth limit kept it from proving anything."""
+_OFFSET = 1 << 19
+_VALUE_MASK = (1 << 20) - 1
+_MOVE_SHIFT = 40
+_WORK_SHIFT = 56
+
+
+@njit(cache=True)
+def pack(lower: int, upper: int, move: int, work: int) -> int:
+    return (
+        (lower + _OFFSET)
+        | (upper + _OFFSET) << 20
+        | (move + 1) << _MOVE_SHIFT
+        | work << _WORK_SHIFT
+    )
+
+
+@njit(cache=True)
+def unpack(packed: int) -> tuple[int, int, int, int]:
+    lower = (packed & _VALUE_MASK) - _OFFSET
+    upper = ((packed >> 20) & _VALUE_MASK) - _OFFSET
+    move = ((packed >> _MOVE_SHIFT) & 0xFFFF) - 1
+    work = (packed >> _WORK_SHIFT) & 0x7F
+    return lower, upper, move, work
+
+
+@njit(cache=True)
+def log2_work(nodes: int) -> int:
+    work = 0
+    while nodes > 1 and work < 127:
+        nodes >>= 1
+        work += 1
+    return work
+
+
+@njit(cache=True)
+def tt_find(tt: Array, key: int) -> int:
+    """The row holding ``key``, or -1."""
+    row = (key & ((tt.shape[0] >> 1) - 1)) << 1
+    if tt[row, 0] == key and tt[row, 1] != 0:
+        return row
+    if tt[row + 1, 0] == key and tt[row + 1, 1] != 0:
+        return row + 1
+    return -1
+
+
+@njit(cache=True)
+def tt_store(tt: Array, key: int, lower: int, upper: int, move: int, work: int) -> None:
+    """Record bounds for ``key``, tightening what is already known about it."""
+    row = tt_find(tt, key)
+    if row >= 0:
+        old_lower, old_upper, old_move, old_work = unpack(tt[row, 1])
+        lower = max(lower, old_lower)
+        upper = min(upper, old_upper)
+        if move < 0:
+            move = old_move
+        work = max(work, old_work)
+    else:
+        row = (key & ((tt.shape[0] >> 1) - 1)) << 1
+        if tt[row, 1] != 0 and unpack(tt[row, 1])[3] > work:
+            row += 1
+    tt[row, 0] = key
+    tt[row, 1] = pack(lower, upper, move, work)
+
+
+@njit(cache=True)
+def position_key(
+    key: Kernel,
+    history_key: Kernel,
+    canonical: Kernel,
+    params: Array,
+    symmetry: Array,
+    state: Array,
+    image: Array,
+    control: Array,
+) -> int:
+    """The table key: ``key ^ history_key``, or the least key over the symmetric images
+    (``image[0]`` gets the symmetry that reaches it, 0 being the identity)."""
+    if control[C_USE_SYMMETRY] != 0:
+        return canonical(params, symmetry, state, image)  # type: ignore[no-any-return]
+    image[0] = 0
+    return key(params, state) ^ history_key(params, state)  # type: ignore[no-any-return]
+
+
+@njit(cache=True)
+def terminal_value(margin: Kernel, params: Array, state: Array, sign: int, scale: int) -> int:
+    return sign * int(round(margin(params, state) * scale))
+
+
+@njit(cache=True)
+def order_moves(
+    move_order: Kernel,
+    params: Array,
+    state: Array,
+    moves: Array,
+    scores: FloatArray,
+    count: int,
+    first: int,
+) -> None:
+    """Sort ``moves[:count]`` by ``move_order``, best first, with ``first`` (if legal) ahead."""
+    for index in range(count):
+        move = moves[index]
+        scores[index] = np.inf if move == first else move_order(params, state, move)
+    for index in range(1, count):
+        move, score = moves[index], scores[index]
+        slot = index
+        while slot > 0 and scores[slot - 1] < score:
+            moves[slot], scores[slot] = moves[slot - 1], scores[slot - 1]
+            slot -= 1
+        moves[slot], scores[slot] = move, score
+
+
+@njit(cache=True)
+def negamax(
+    legal_moves: Kernel,
+    play: Kernel,
+    undo: Kernel,
+    margin: Kernel,
+    move_order: Kernel,
+    key: Kernel,
+    history_key: Kernel,
+    canonical: Kernel,
+    params: Array,
+    symmetry: Array,
+    move_maps: Array,
+    state: Array,
+    alpha: int,
+    beta: int,
+    sign: int,
+    ply: int,
+    depth: int,
+    tt: Array,
+    control: Array,
+    moves: Array,
+    scores: FloatArray,
+    image: Array,
+    pass_move: int,
+) -> int:
+    """Fail-soft alpha-beta value (units, side to move's view) of ``state``.
+
+    A result ``v <= alpha`` is an upper bound, ``v >= beta`` a lower bound, else exact;
+    :data:`UNKNOWN` where a line longer than ``depth`` more plies kept the search from
+    proving either (iterative deepening finds short proofs before long ones), and 0 when
+    aborted. ``move_maps`` rows ``s`` and ``S + s`` map moves into and out of symmetry ``s``'s
+    frame; ``pass_move`` is the pass action, or -1 where the rules have none.
+    """
+    control[C_NODES] += 1
+    if control[C_NODES] >= control[C_LIMIT] or ply + 1 >= moves.shape[0]:
+        control[C_ABORTED] = 1
+        if ply + 1 >= moves.shape[0]:
+            control[C_OVERFLOW] = 1
+        return 0
+    if ply > control[C_MAX_PLY]:
+        control[C_MAX_PLY] = ply
+    nodes_before = control[C_NODES]
+    table_key = position_key(key, history_key, canonical, params, symmetry, state, image, control)
+    frame = image[0]
+    symmetries = move_maps.shape[0] >> 1
+    first = -1
+    row = tt_find(tt, table_key)
+    if row >= 0:
+        lower, upper, stored_move, _ = unpack(tt[row, 1])
+        control[C_TT_HITS] += 1
+        if lower >= beta or lower == upper:
+            return lower
+        if upper <= alpha:
+            return upper
+        alpha = max(alpha, lower)
+        beta = min(beta, upper)
+        if stored_move >= 0:
+            first = move_maps[symmetries + frame, stored_move]
+    count = legal_moves(params, state, moves[ply])
+    if count == 0:
+        return terminal_value(margin, params, state, sign, control[C_SCALE])
+    best, best_move = -INFINITY, -1
+    window = alpha
+    if moves[ply, count - 1] == pass_move:
+        # a pass that ends the game costs nothing to value and often settles the node
+        play(params, state, pass_move)
+        if legal_moves(params, state, moves[ply + 1]) == 0:
+            best = -terminal_value(margin, params, state, -sign, control[C_SCALE])
+            best_move = pass_move
+            window = max(window, best)
+            count -= 1
+        undo(params, state)
+    unknown = False
+    if depth <= 0 and best < beta:
+        count, unknown = 0, True
+    order_moves(move_order, params, state, moves[ply], scores[ply], count, first)
+    for index in range(count):
+        if window >= beta:
+            break
+        move = moves[ply, index]
+        play(params, state, move)
+        value = negamax(
+            legal_moves, play, undo, margin, move_order, key, history_key, canonical,
+            params, symmetry, move_maps, state, -beta, -window, -sign, ply + 1, depth - 1,
+            tt, control, moves, scores, image, pass_move,
+        )
+        undo(params, state)
+        if control[C_ABORTED] != 0:
+            return 0
+        if value == UNKNOWN:
+            unknown = True
+            continue
+        value = -value
+        if value > best:
+            best, best_move = value, move
+            window = max(window, value)
+    if unknown and best < beta:
+        if best > alpha:
+            tt_store(tt, table_key, best, INFINITY, move_maps[frame, best_move], 0)
+        return UNKNOWN
+    lower = best if best > alpha else -INFINITY
+    upper = best if best < beta else INFINITY
+    work = log2_work(control[C_NODES] - nodes_before + 1)
+    tt_store(tt, table_key, lower, upper, move_maps[frame, best_move], work)
+    control[C_STORES] += 1
+    return best

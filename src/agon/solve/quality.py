@@ -1,0 +1,132 @@
+"""How good an agent's moves are, judged by the exact solver.
+
+Positions are sampled half from uniformly random games and half from the agent's self-play
+games (where the agent's move is the one it played). Each position is solved move by move;
+the agent's move is *optimal* when its value equals the position's value, and the margin it
+*gives away* is the difference, from the mover's point of view. Positions with a single legal
+move say nothing about an agent and are skipped.
+"""
+
+from __future__ import annotations
+
+import random
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from agon.core.game import Game, Move, State
+from agon.core.player import Player
+from agon.search.agent import Agent, RandomAgent
+from agon.search.registry import make_agent
+from agon.solve.solver import Solver
+
+MAX_GAME_PLIES = 400
+"""Random and self-play games longer than this are cut (their positions still count)."""
+
+
+@dataclass
+class QualityReport:
+    game: str
+    agent: str
+    positions: int
+    from_random: int
+    from_self_play: int
+    optimal: int
+    total_loss: float
+    agent_seconds: float
+
+    @property
+    def optimal_share(self) -> float:
+        return self.optimal / self.positions if self.positions else 0.0
+
+    @property
+    def mean_loss(self) -> float:
+        return self.total_loss / self.positions if self.positions else 0.0
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "game": self.game,
+            "agent": self.agent,
+            "positions": self.positions,
+            "from_random": self.from_random,
+            "from_self_play": self.from_self_play,
+            "optimal_share": round(self.optimal_share, 4),
+            "mean_loss": round(self.mean_loss, 4),
+            "agent_seconds_per_move": round(self.agent_seconds, 3),
+        }
+
+
+def _game_positions(game: Game, agent: Agent) -> list[tuple[State, Move]]:
+    """Every decision of one game ``agent`` plays against itself: (position, move played)."""
+    agent.reset()
+    state = game.new_state()
+    decisions: list[tuple[State, Move]] = []
+    while not state.is_over and len(state.history) < MAX_GAME_PLIES:
+        move = agent.choose(state)
+        if len(state.legal_moves()) > 1:
+            decisions.append((state.copy(), move))
+        state.play(move)
+    return decisions
+
+
+def _loss(solver: Solver, state: State, move: Move) -> float:
+    """The margin the mover gives away by playing ``move`` (0 for an optimal move)."""
+    solution = solver.solve(state, openings=True)
+    assert solution.move_values is not None
+    view = -1.0 if state.to_move is Player.WHITE else 1.0
+    return view * (solution.value - solution.move_values[move])
+
+
+def measure_quality(
+    game: Game,
+    agent_spec: str,
+    positions: int,
+    seed: int,
+    progress: Callable[[str], None] | None = None,
+) -> QualityReport:
+    """Judge ``agent_spec`` on ``positions`` positions (half random, half self-play)."""
+    rng = random.Random(seed)
+    agent = make_agent(agent_spec, game, seed)
+    solver = Solver(game)
+    wanted_random = positions - positions // 2
+    sampled: list[tuple[State, Move | None]] = []
+    walker = RandomAgent(game, rng.randrange(2**31))
+    while len(sampled) < wanted_random:
+        decisions = _game_positions(game, walker)
+        if decisions:
+            sampled.append((rng.choice(decisions)[0], None))
+    pool: list[tuple[State, Move]] = []
+    agent_seconds, agent_moves = 0.0, 0
+    while len(pool) < positions // 2:
+        started = time.monotonic()
+        decisions = _game_positions(game, agent)
+        agent_seconds += time.monotonic() - started
+        agent_moves += len(decisions)
+        pool.extend(decisions)
+        if not decisions:
+            break
+    rng.shuffle(pool)
+    sampled.extend((state, move) for state, move in pool[: positions // 2])
+    optimal, total_loss = 0, 0.0
+    for index, (state, played) in enumerate(sampled, start=1):
+        if played is None:
+            started = time.monotonic()
+            played = agent.choose(state)
+            agent_seconds += time.monotonic() - started
+            agent_moves += 1
+        loss = _loss(solver, state, played)
+        optimal += loss == 0
+        total_loss += loss
+        if progress is not None:
+            progress(f"position {index}/{len(sampled)}: gave away {loss:g}")
+    return QualityReport(
+        game=game.description,
+        agent=agent.spec,
+        positions=len(sampled),
+        from_random=wanted_random,
+        from_self_play=len(sampled) - wanted_random,
+        optimal=optimal,
+        total_loss=total_loss,
+        agent_seconds=agent_seconds / max(agent_moves, 1),
+    )

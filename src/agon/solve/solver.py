@@ -1,0 +1,327 @@
+"""Exact solving from Python: MTD(f) over the negamax kernel, in chunks, with progress.
+
+A :class:`Solver` owns one transposition table for one variant; every position it solves
+shares it. Each probe of MTD(f) is a null-window search run in chunks of about a second (the
+kernel stops when its node allowance runs out and the probe restarts, finding its finished
+subtrees in the table), so progress can be shown and Ctrl-C stops cleanly with the bounds
+proven so far (:class:`SolveInterrupted`).
+
+Values are Black's margin with perfect play. Alternator and tromp-taylor Alak are solved
+without komi (the komi only shifts every final margin); their value under the variant's komi
+is the solved value minus the komi. Traditional Alak is solved with its komi, since a draw by
+repetition is worth 0 whatever the komi.
+"""
+
+from __future__ import annotations
+
+import functools
+import sys
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+from numba import cfunc, types
+
+from agon.core.errors import AgonError
+from agon.core.fast import Array, FastTwin
+from agon.core.game import Game, Move, State
+from agon.core.player import Player
+from agon.games.alak import Alak
+from agon.games.alak import fast as alak_fast
+from agon.games.alak.rules import AlakRules
+from agon.games.alternator import Alternator
+from agon.search.twins import kernels_for, twin_for
+from agon.solve import kernels as K
+from agon.solve.symmetry import Symmetries, symmetries_for
+
+FIRST_DEPTH = 8
+"""Plies of the first search of iterative deepening (each next search goes twice as deep)."""
+DEFAULT_TABLE_BITS = 22
+"""2**22 buckets of two entries, 16 bytes each: 128 MiB."""
+
+
+class SolveInterrupted(Exception):  # noqa: N818 (it is how a solve ends, not a fault)
+    """A solve stopped by Ctrl-C or its time limit, with the bounds proven so far.
+
+    The bounds are Black's margin (as :attr:`Solution.value` reports it) at the position whose
+    value was being searched when it stopped: the root, or one of its moves for openings.
+    """
+
+    def __init__(
+        self, lower: float, upper: float, nodes: int, seconds: float, timed_out: bool
+    ) -> None:
+        reason = "out of time" if timed_out else "interrupted"
+        super().__init__(f"{reason}: the value lies between {lower:g} and {upper:g}")
+        self.lower, self.upper, self.nodes, self.seconds = lower, upper, nodes, seconds
+        self.timed_out = timed_out
+
+
+@dataclass
+class Solution:
+    """The solved value of a position and how it was found."""
+
+    value: float
+    """Black's margin with perfect play: under the variant's rules, except that an Alternator
+    value leaves the komi out (:attr:`result_margin` puts it in)."""
+    best_moves: list[Move]
+    move_values: dict[Move, float] | None
+    """Black's margin after each legal move, as :attr:`value` counts it (with openings)."""
+    nodes: int
+    seconds: float
+    komi: float | None = None
+    """Alternator's komi, which :attr:`value` leaves out; None for Alak."""
+
+    @property
+    def result_margin(self) -> float:
+        """Black's margin with perfect play under the variant's komi."""
+        return self.value - (self.komi or 0.0)
+
+
+@dataclass
+class _Progress:
+    started: float = field(default_factory=time.monotonic)
+    last_report: float = 0.0
+
+
+def solving_variant(game: Game) -> tuple[Game, float]:
+    """The variant the solver searches, and what to subtract from its values to report them.
+
+    Where the komi only shifts every final margin (Alternator, tromp-taylor) the search runs
+    without it; Alternator reports that komi-free value, tromp-taylor subtracts the komi.
+    Traditional Alak keeps its komi, since a draw by repetition is worth 0 whatever the komi.
+    """
+    if isinstance(game, Alternator):
+        return replace(game, komi_points=0.0), 0.0
+    if isinstance(game, Alak):
+        if game.rules is AlakRules.TROMP_TAYLOR:
+            return replace(game, komi_points=0.0), game.komi
+        if not float(2 * game.komi).is_integer():
+            raise AgonError("solving traditional Alak needs a komi that is a multiple of 0.5")
+        return game, 0.0
+    raise AgonError(f"the solver does not know {game.description}")
+
+
+def plies_available(game: Game, state: Array) -> int:
+    """How deep a search may go from ``state`` before the twin's array is full."""
+    if isinstance(game, Alak):
+        return int(state[alak_fast.S_CAPACITY] - state[alak_fast.S_HISTORY_LENGTH])
+    return 2 * game.num_actions + 2
+
+
+class Solver:
+    """Solves positions of one variant, sharing one transposition table."""
+
+    def __init__(
+        self,
+        game: Game,
+        table_bits: int = DEFAULT_TABLE_BITS,
+        symmetry: bool = True,
+        progress: Callable[[str], None] | None = None,
+        chunk_seconds: float = 1.0,
+        inline: bool = False,
+        max_seconds: float | None = None,
+    ) -> None:
+        self.game = game
+        self.variant, self.shift = solving_variant(game)
+        self.max_seconds = max_seconds
+        self.twin: FastTwin = twin_for(self.variant)
+        self.symmetries: Symmetries = symmetries_for(self.variant, symmetry)
+        self.scale = 1 if float(self.variant.komi).is_integer() else 2
+        self.table = np.zeros((2 << table_bits, 2), dtype=np.int64)
+        self.control = np.zeros(K.CONTROL_SIZE, dtype=np.int64)
+        self.control[K.C_SCALE] = self.scale
+        self.control[K.C_USE_SYMMETRY] = int(len(self.symmetries.names) > 1)
+        self.image = np.zeros(1, dtype=np.int64)
+        self.progress = progress
+        self.chunk_seconds = chunk_seconds
+        self._chunk = 200_000
+        self._kernels = _kernel_arguments(self.twin, self.symmetries, inline)
+        self._bounds: tuple[int, int] = (-K.INFINITY, K.INFINITY)
+        self._sign = 1
+        self._clock = _Progress()
+        self._depth = FIRST_DEPTH
+        pass_move = self.variant.pass_move
+        self._pass_move = -1 if pass_move is None else pass_move
+
+    @property
+    def nodes(self) -> int:
+        return int(self.control[K.C_NODES])
+
+    # --- positions ---------------------------------------------------------------------------
+
+    def state_array(self, state: State) -> Array:
+        """The twin array of a reference state of :attr:`game`, in the solved variant."""
+        if state.game != self.game:
+            raise AgonError(f"not a position of {self.game.description}")
+        if self.variant == self.game:
+            return self.twin.from_reference(state)
+        return self.twin.from_reference(self.variant.parse_position(state.position()))
+
+    def legal_moves(self, array: Array) -> list[Move]:
+        return self.twin.legal_list(array)
+
+    # --- solving -----------------------------------------------------------------------------
+
+    def value(self, array: Array, sign: int, guess: int = 0) -> int:
+        """Exact value in units, from the view of the side to move (MTD(f)); ``sign`` is +1
+        where that side is Black (also where the game is over: the side that would move)."""
+        lower, upper = -K.INFINITY, K.INFINITY
+        estimate = guess
+        while lower < upper:
+            test = estimate + 1 if estimate <= lower else estimate
+            test = min(max(test, lower + 1), upper)
+            self._bounds, self._sign = (lower, upper), sign
+            result = self.probe(array, sign, test - 1, test)
+            if result >= test:
+                lower = result
+            else:
+                upper = result
+            estimate = result
+        return lower
+
+    def probe(self, array: Array, sign: int, alpha: int, beta: int) -> int:
+        """Fail-soft alpha-beta value of ``array`` in the window (alpha, beta), in units, for
+        the side to move (``sign`` as in :meth:`value`).
+
+        Iterative deepening: searches limited to ever more plies until one proves a bound.
+        """
+        plies = plies_available(self.variant, array)
+        moves = np.zeros((plies + 1, self.twin.num_actions), dtype=np.int64)
+        scores = np.zeros(moves.shape, dtype=np.float64)
+        # games as short as Alternator's are searched to their end at once
+        depth = FIRST_DEPTH if plies > 4 * self.twin.num_actions else plies - 1
+        try:
+            while True:
+                self._depth = min(depth, plies - 1)
+                value = self._search(array, alpha, beta, sign, self._depth, moves, scores)
+                if value != K.UNKNOWN:
+                    return value
+                if depth >= plies - 1:
+                    raise AgonError("this position's game is too long for the solver's arrays")
+                depth *= 2
+        except KeyboardInterrupt:
+            raise self._stopped(timed_out=False) from None
+
+    def _stopped(self, timed_out: bool) -> SolveInterrupted:
+        low, high = sorted(self._report_value(self._sign * b) for b in self._bounds)
+        seconds = time.monotonic() - self._clock.started
+        return SolveInterrupted(low, high, self.nodes, seconds, timed_out)
+
+    def _report_value(self, units: int) -> float:
+        """Black's margin as reported, from Black's view in units (±infinity kept)."""
+        if abs(units) >= K.INFINITY:
+            return float("inf") if units > 0 else float("-inf")
+        return units / self.scale - self.shift
+
+    def _search(
+        self, array: Array, alpha: int, beta: int, sign: int, depth: int, moves: Array,
+        scores: npt.NDArray[np.float64],
+    ) -> int:
+        """One depth-limited search, run in chunks of about :attr:`chunk_seconds`."""
+        control = self.control
+        while True:
+            control[K.C_LIMIT] = control[K.C_NODES] + self._chunk
+            started = time.monotonic()
+            value = int(
+                K.negamax(
+                    *self._kernels, self.twin.params, self.symmetries.data,
+                    self.symmetries.move_maps, array, alpha, beta, sign, 0, depth, self.table,
+                    control, moves, scores, self.image, self._pass_move,
+                )
+            )
+            if not control[K.C_ABORTED]:
+                return value
+            if control[K.C_OVERFLOW]:
+                raise AgonError("this position's game is too long for the solver's arrays")
+            control[K.C_ABORTED] = 0
+            self._resize_chunk(time.monotonic() - started)
+            self._report()
+            if self.max_seconds is not None and (
+                time.monotonic() - self._clock.started > self.max_seconds
+            ):
+                raise self._stopped(timed_out=True)
+
+    def _resize_chunk(self, elapsed: float) -> None:
+        # about chunk_seconds per chunk, and a little more each time so that a probe whose
+        # restarts cost more than a chunk still finishes
+        rate = self._chunk / max(elapsed, 1e-3)
+        self._chunk = max(10_000, int(1.02 * max(self._chunk, rate * self.chunk_seconds)))
+
+    def _report(self) -> None:
+        now = time.monotonic()
+        if self.progress is None or now - self._clock.last_report < 1.0:
+            return
+        self._clock.last_report = now
+        seconds = now - self._clock.started
+        bounds = sorted(self._report_value(self._sign * b) for b in self._bounds)
+        text = ", ".join(f"{b:g}".replace("inf", "∞") for b in bounds)
+        self.progress(
+            f"{self.nodes:,} nodes in {seconds:.0f}s ({self.nodes / max(seconds, 1e-9):,.0f}/s), "
+            f"depth {self._depth}, value in [{text}] (Black's margin)"
+        )
+
+    def solve(self, state: State, openings: bool = False) -> Solution:
+        """Value, best moves and (with ``openings``) every legal move's value of ``state``."""
+        self._clock = _Progress()
+        nodes_before = self.nodes
+        array = self.state_array(state)
+        black_view = -1 if state.to_move is Player.WHITE else 1
+        value = self.value(array, black_view)
+        moves = self.legal_moves(array)
+        move_values: dict[Move, float] | None = None
+        best: list[Move] = []
+        if openings:
+            move_values = {}
+            for move in moves:
+                self.twin.play(self.twin.params, array, move)
+                units = -self.value(array, -black_view, -value)
+                self.twin.undo(self.twin.params, array)
+                move_values[move] = self._report_value(black_view * units)
+                if units == value:
+                    best.append(move)
+        else:
+            for move in moves:
+                self.twin.play(self.twin.params, array, move)
+                # the move keeps the value iff the opponent's value is at most -value
+                if self.probe(array, -black_view, -value, -value + 1) <= -value:
+                    best.append(move)
+                self.twin.undo(self.twin.params, array)
+        return Solution(
+            value=self._report_value(black_view * value),
+            best_moves=best,
+            move_values=move_values,
+            nodes=self.nodes - nodes_before,
+            seconds=time.monotonic() - self._clock.started,
+            komi=self.game.komi if isinstance(self.game, Alternator) else None,
+        )
+
+
+def _kernel_arguments(twin: FastTwin, symmetries: Symmetries, inline: bool) -> tuple[Any, ...]:
+    """The kernels the negamax kernel takes: Numba dispatchers (``inline``: compiled into one
+    search per game, the fastest, but compiled afresh in every process, a few seconds) or C
+    callbacks (one search for every game, cached on disk)."""
+    if inline:
+        kernels: Any = twin
+        canonical = symmetries.canonical
+    else:
+        kernels = kernels_for(twin)
+        canonical = _canonical_callback(symmetries.canonical)
+    return (
+        kernels.legal_moves, kernels.play, kernels.undo, kernels.margin, kernels.move_order,
+        kernels.key, kernels.history_key, canonical,
+    )
+
+
+_ARRAY = types.Array(types.int64, 1, "C")
+
+
+@functools.cache
+def _canonical_callback(dispatcher: Any) -> Any:
+    return cfunc(types.int64(_ARRAY, _ARRAY, _ARRAY, _ARRAY), cache=True)(dispatcher.py_func)
+
+
+def stderr_progress(message: str) -> None:
+    print(message, file=sys.stderr, flush=True)

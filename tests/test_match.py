@@ -1,0 +1,121 @@
+"""Matches: colours, results, the Elo estimate, interruption and the ``agon match`` command."""
+
+from __future__ import annotations
+
+import json
+import math
+
+import pytest
+from typer.testing import CliRunner
+
+from agon.cli import app
+from agon.core.player import Player
+from agon.games import make_game
+from agon.search.match import (
+    GameSummary,
+    elo_estimate,
+    elo_from_score,
+    play_game,
+    run_match,
+)
+
+runner = CliRunner()
+ALAK_5 = make_game("alak", {"size": 5})
+
+
+def test_elo_of_known_scores() -> None:
+    assert elo_from_score(0.5) == 0.0
+    assert elo_from_score(0.75) == pytest.approx(400 * math.log10(3))  # 190.8
+    assert elo_from_score(10 / 11) == pytest.approx(400.0)  # odds 10:1
+    assert elo_from_score(0.25) == pytest.approx(-elo_from_score(0.75))
+
+
+def test_elo_interval_from_the_normal_approximation() -> None:
+    # Two wins and two losses: score 0.5, per-game deviation 0.5, standard error 0.25.
+    estimate = elo_estimate([1.0, 0.0, 1.0, 0.0])
+    assert estimate.difference == 0.0
+    assert estimate.low == pytest.approx(elo_from_score(0.5 - 1.959964 * 0.25))
+    assert estimate.high == pytest.approx(-estimate.low)
+    # A draw counts half a win, and draws shrink the spread.
+    drawn = elo_estimate([1.0, 0.5, 0.5, 0.0])
+    assert drawn.difference == 0.0
+    assert drawn.low is not None and drawn.low > estimate.low
+
+
+def test_elo_of_a_clean_sweep_is_unbounded_with_a_one_sided_bound() -> None:
+    sweep = elo_estimate([1.0] * 10)
+    assert sweep.difference is None and sweep.high is None
+    assert sweep.low == pytest.approx(elo_from_score(0.05 ** (1 / 10)))
+    wipeout = elo_estimate([0.0] * 10)
+    assert wipeout.difference is None and wipeout.low is None
+    assert wipeout.high == pytest.approx(-sweep.low)
+    # A bound past a score of 1 is unbounded too.
+    assert elo_estimate([1.0, 1.0, 0.5]).high is None
+    assert elo_estimate([]).difference is None
+
+
+def test_colours_alternate_and_summaries_add_up() -> None:
+    report = run_match(ALAK_5, "greedy", "random", games=4, seed=5)
+    colours = [g.a_colour for g in sorted(report.games, key=lambda g: g.number)]
+    assert colours == [Player.BLACK, Player.WHITE, Player.BLACK, Player.WHITE]
+    assert report.wins + report.draws + report.losses == 4
+    for summary in report.games:
+        assert summary.a_margin == (summary.margin if summary.a_colour is Player.BLACK
+                                    else -summary.margin)
+
+
+def test_a_seeded_match_with_count_budgets_repeats_in_any_number_of_processes() -> None:
+    one = run_match(ALAK_5, "mcts:50", "alphabeta:100", games=2, jobs=1, seed=9)
+    two = run_match(ALAK_5, "mcts:50", "alphabeta:100", games=2, jobs=2, seed=9)
+    assert one.to_json()["results"] == two.to_json()["results"]
+    assert play_game(ALAK_5, "mcts:50", "alphabeta:100", 1, 9) == one.games[0]
+
+
+def test_interrupted_match_reports_the_games_finished() -> None:
+    def stop_after_two(summary: GameSummary) -> None:
+        if summary.number == 2:
+            raise KeyboardInterrupt
+
+    report = run_match(ALAK_5, "random", "random", games=10, seed=1, on_game=stop_after_two)
+    assert report.interrupted
+    assert len(report.games) == 2
+
+
+def test_match_command_json_has_every_key() -> None:
+    result = runner.invoke(
+        app, ["match", "alak", "greedy", "random", "--size", "5", "--games", "4", "--jobs", "1",
+              "--seed", "1", "--json"],
+    )
+    assert result.exit_code == 0, result.output
+    report = json.loads(result.stdout)
+    for key in ("game", "a", "b", "games", "wins", "draws", "losses", "score", "mean_margin",
+                "elo", "elo_low", "elo_high", "interrupted", "results"):
+        assert key in report
+    assert report["games"] == 4 and report["a"] == "greedy" and not report["interrupted"]
+    assert report["wins"] + report["draws"] + report["losses"] == 4
+    assert [r["a_colour"] for r in report["results"]] == ["black", "white", "black", "white"]
+
+
+def test_match_command_text_report() -> None:
+    result = runner.invoke(
+        app, ["match", "alternator", "greedy", "random", "--size", "3x3", "--games", "2",
+              "--seed", "2"],
+    )
+    assert result.exit_code == 0, result.output
+    assert "A = greedy, B = random" in result.stdout
+    assert "Elo A - B" in result.stdout
+
+
+@pytest.mark.parametrize(
+    ("args", "fragment"),
+    [
+        (["alak", "minimax", "random"], "unknown agent"),
+        (["alak", "mcts:soon", "random"], "budget"),
+        (["alternator", "random", "random", "--rules", "baljeu"], "Alak options"),
+    ],
+)
+def test_match_command_refuses_bad_input_in_one_line(args: list[str], fragment: str) -> None:
+    result = runner.invoke(app, ["match", *args, "--games", "1"])
+    assert result.exit_code == 2
+    assert fragment in result.stderr
+    assert "Traceback" not in result.output

@@ -1,0 +1,261 @@
+"""The agents: legal play, reproducibility, tactics, proofs, tree reuse and the kernels."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from agon.core.errors import AgonError
+from agon.core.game import Game, Move, State
+from agon.games import make_game
+from agon.search.agent import Agent, Budget
+from agon.search.kernels import random_playouts
+from agon.search.mcts import VISITS, MctsAgent
+from agon.search.registry import AGENTS, make_agent
+from agon.search.twins import kernels_for, pass_action, twin_for
+from strategies import variants
+
+SMALL_SPECS = ("random", "greedy", "mcts:60", "mcts-informed:60", "alphabeta:400")
+
+ALTERNATOR_3X3 = make_game("alternator", {"size": "3x3", "komi": 0.5})
+ALAK_6 = make_game("alak", {"size": 6})
+
+
+def play_out(game: Game, black: Agent, white: Agent, state: State | None = None) -> list[Move]:
+    """Play to the end through the rules engine (which refuses any illegal move)."""
+    state = state or game.new_state()
+    while not state.is_over:
+        agent = black if state.to_move == 0 else white
+        state.play(agent.choose(state))
+    return state.history
+
+
+def exact_margins(state: State) -> dict[Move, float]:
+    """Each legal move's minimax margin for the player to move, on the reference rules."""
+    memo: dict[object, float] = {}
+
+    def black_margin(node: State) -> float:
+        if node.is_over:
+            return node.margin
+        key = node.key()
+        if key not in memo:
+            values = []
+            for move in node.legal_moves():
+                node.play(move)
+                values.append(black_margin(node))
+                node.undo()
+            memo[key] = max(values) if node.to_move == 0 else min(values)
+        return memo[key]
+
+    sign = 1 if state.to_move == 0 else -1
+    margins = {}
+    for move in state.legal_moves():
+        state.play(move)
+        margins[move] = sign * black_margin(state)
+        state.undo()
+    return margins
+
+
+# --- every agent plays legal moves to the end ------------------------------------------------
+
+
+@settings(max_examples=25, deadline=None)
+@given(game=variants(), black=st.sampled_from(SMALL_SPECS), white=st.sampled_from(SMALL_SPECS))
+def test_agents_play_only_legal_moves(game: Game, black: str, white: str) -> None:
+    moves = play_out(game, make_agent(black, game, seed=1), make_agent(white, game, seed=2))
+    assert moves  # no variant here starts finished
+
+
+@pytest.mark.parametrize("spec", [s for s in SMALL_SPECS if s != "random"])
+@pytest.mark.parametrize(
+    "game",
+    [
+        make_game("alternator", {"size": "4x3"}),
+        make_game("alak", {"size": 7}),
+        make_game("alak", {"size": 6, "rules": "traditional"}),
+        make_game("alak", {"size": 6, "rules": "tromp-taylor"}),
+    ],
+    ids=lambda game: game.variant_id,
+)
+def test_agents_play_whole_games_against_random(spec: str, game: Game) -> None:
+    for seed in range(2):
+        agent = make_agent(spec, game, seed=seed)
+        opponent = make_agent("random", game, seed=seed)
+        play_out(game, agent, opponent)
+        agent.reset()
+        play_out(game, opponent, agent)
+
+
+# --- reproducibility --------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("spec", ["greedy", "mcts:200", "mcts-informed:200", "alphabeta:3000"])
+@pytest.mark.parametrize(
+    "game",
+    [make_game("alternator", {"size": "4x4"}), make_game("alak", {"size": 9})],
+    ids=lambda game: game.variant_id,
+)
+def test_seed_and_count_budget_repeat_a_game_exactly(spec: str, game: Game) -> None:
+    def game_moves() -> list[Move]:
+        return play_out(game, make_agent(spec, game, seed=7), make_agent(spec, game, seed=8))
+
+    assert game_moves() == game_moves()
+
+
+def test_reset_repeats_the_same_analysis() -> None:
+    game = make_game("alternator", {"size": "4x4"})
+    agent = make_agent("mcts:300", game, seed=3)
+    first = agent.analyse(game.new_state())
+    agent.reset()
+    again = agent.analyse(game.new_state())
+    assert (first.best_move, first.value, first.work) == (again.best_move, again.value, 300)
+
+
+# --- tactics ----------------------------------------------------------------------------------
+
+# (game, position, the only winning move): White's single merge a3-b3 wins Alternator 3x3
+# (komi 0.5), though the greedy merge b2-b3 looks better; a1-b1 wins another position outright;
+# in Alak the capture at 6 is Black's only win.
+TACTICS = [
+    (ALTERNATOR_3X3, "1 1 1 / 2 1 v / ^ 3 < : w", "a3-b3", False),
+    (ALTERNATOR_3X3, "1 2 < / v 1 2 / 2 1 ^ : w", "a1-b1", True),
+    (ALAK_6, "...xo. x seen=......,...x..", "6", True),
+]
+
+
+@pytest.mark.parametrize(("game", "position", "winner", "greedy_sees_it"), TACTICS)
+@pytest.mark.parametrize("spec", ["greedy", "mcts:3000", "mcts-informed:3000", "alphabeta:20000"])
+def test_agents_find_the_only_winning_move(
+    game: Game, position: str, winner: str, greedy_sees_it: bool, spec: str
+) -> None:
+    state = game.parse_position(position)
+    margins = exact_margins(state)
+    move = game.parse_move(winner)
+    assert [m for m, value in margins.items() if value > 0] == [move]  # the premise
+    if spec == "greedy" and not greedy_sees_it:
+        assert make_agent(spec, game, seed=1).choose(state) != move
+        return
+    for seed in range(3):
+        assert make_agent(spec, game, seed=seed).choose(state) == move
+
+
+def test_alphabeta_value_is_the_exact_margin_when_complete() -> None:
+    state = ALTERNATOR_3X3.parse_position(TACTICS[0][1])
+    analysis = make_agent("alphabeta:200000", ALTERNATOR_3X3, seed=1).analyse(state)
+    assert analysis.proven and analysis.win_rate == 1.0
+    assert analysis.value == max(exact_margins(state).values())
+    assert analysis.principal_variation[0] == analysis.best_move
+
+
+# Hayward's exercises on 1x5 linear Go (RULES.md): x to move, x's margin under best play.
+@pytest.mark.parametrize(
+    ("board", "value"),
+    [("o.x..", 5), ("x..o.", -5), ("o..x.", 5), ("o....", 5), (".o...", 0), ("..o..", 0)],
+)
+def test_alphabeta_solves_published_linear_go_exercises(board: str, value: float) -> None:
+    game = make_game("alak", {"size": 5, "rules": "tromp-taylor"})
+    analysis = make_agent("alphabeta:1000000", game, seed=1).analyse(
+        game.parse_position(f"{board} x")
+    )
+    assert analysis.proven
+    assert analysis.value == value
+
+
+# --- MCTS-Solver and tree reuse ---------------------------------------------------------------
+
+
+def test_mcts_solver_proves_a_won_game() -> None:
+    state = ALTERNATOR_3X3.new_state()
+    analysis = make_agent("mcts:200000", ALTERNATOR_3X3, seed=1).analyse(state)
+    assert analysis.proven and analysis.win_rate == 1.0
+    assert analysis.work < 200000  # stopped once the root was proven
+    assert exact_margins(state)[analysis.best_move] > 0
+
+
+def test_mcts_solver_proves_a_lost_position() -> None:
+    state = ALTERNATOR_3X3.parse_position(TACTICS[0][1])
+    state.play(ALTERNATOR_3X3.parse_move("b2-b3"))  # a losing move: Black now wins by force
+    analysis = make_agent("mcts:20000", ALTERNATOR_3X3, seed=1).analyse(state)
+    assert analysis.proven and analysis.win_rate == 1.0
+
+
+def test_mcts_keeps_its_tree_between_moves() -> None:
+    game = make_game("alternator", {"size": "4x4"})
+    agent = MctsAgent(game, Budget(count=2000), seed=1)
+    state = game.new_state()
+    analysis = agent.analyse(state)
+    state.play(analysis.principal_variation[0])
+    state.play(analysis.principal_variation[1])
+    agent.analyse(state)
+    assert agent.tree.stats[VISITS, 0] > 2000  # visits from the first search were kept
+
+
+def test_mcts_starts_afresh_on_another_game() -> None:
+    game = make_game("alternator", {"size": "4x4"})
+    agent = MctsAgent(game, Budget(count=500), seed=1)
+    agent.analyse(game.new_state())
+    other = game.parse_position("1 1 1 1 / 1 1 1 1 / 1 1 1 1 / 1 1 1 1 : w")  # White to move
+    agent.analyse(other)
+    assert agent.tree.stats[VISITS, 0] == 500
+
+
+# --- budgets and specs ------------------------------------------------------------------------
+
+
+def test_time_budget_is_respected_roughly() -> None:
+    game = make_game("alternator", {"size": "6x6"})
+    for spec in ("mcts:200ms", "alphabeta:200ms"):
+        analysis = make_agent(spec, game, seed=1).analyse(game.new_state())
+        assert 0.1 < analysis.seconds < 2.0
+        assert analysis.work > 0
+
+
+def test_registry_names_specs_and_refuses_bad_ones() -> None:
+    game = make_game("alak", {"size": 5})
+    assert {"random", "greedy", "mcts", "mcts-informed", "alphabeta"} <= set(AGENTS)
+    assert make_agent("mcts:500ms", game).spec == "mcts:0.5s"
+    assert make_agent("alphabeta:5000", game).spec == "alphabeta:5000"
+    assert make_agent("mcts", game).spec == "mcts:1s"
+    for bad in ("minimax", "mcts:fast", "mcts:0"):
+        with pytest.raises(AgonError):
+            make_agent(bad, game)
+
+
+def test_finished_game_has_no_move_to_choose() -> None:
+    game = make_game("alak", {"size": 2})
+    state = game.new_state()
+    while not state.is_over:
+        state.play(state.legal_moves()[0])
+    for spec in ("greedy", "mcts:10", "alphabeta:10"):
+        with pytest.raises(AgonError):
+            make_agent(spec, game).analyse(state)
+
+
+# --- kernels ----------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "game",
+    [make_game("alternator", {"size": "3x2"}), make_game("alak", {"size": 4})],
+    ids=lambda game: game.variant_id,
+)
+def test_random_playouts_restore_the_state_and_stop_at_the_limit(game: Game) -> None:
+    twin = twin_for(game)
+    kernels = kernels_for(twin)
+    state = twin.new_state()
+    before = state.copy()
+    moves = np.empty(twin.num_actions, dtype=np.int64)
+
+    def plies(count: int, limit: int) -> int:
+        return int(random_playouts(
+            kernels.legal_moves, kernels.play, kernels.undo, kernels.end_code, kernels.margin,
+            kernels.evaluate, kernels.move_order, twin.params, state, moves,
+            pass_action(game), count, limit,
+        ))
+
+    assert plies(20, 1) == 20  # no game here ends in one ply
+    assert np.array_equal(state, before)
+    assert 20 < plies(20, 10_000) < 20 * 10_000
+    assert np.array_equal(state, before)

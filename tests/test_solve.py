@@ -1,0 +1,296 @@
+"""The exact solver against plain minimax on the reference rules, its symmetries, its handling
+of history-dependent rules, the published exercises, and the solve command."""
+
+from __future__ import annotations
+
+import json
+from functools import cache
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from typer.testing import CliRunner
+
+from agon.cli import app
+from agon.core.game import Game, Move, State
+from agon.core.player import Player
+from agon.games import make_game
+from agon.games.alak import Alak
+from agon.games.alak.rules import AlakRules
+from agon.games.alternator import Alternator
+from agon.solve.solver import Solution, SolveInterrupted, Solver
+from agon.solve.symmetry import symmetries_for
+from agon.solve.tables import HAYWARD_EXERCISES
+from tests.strategies import played_states
+
+runner = CliRunner()
+
+# --- plain minimax on the reference rules ----------------------------------------------------
+
+
+def minimax(state: State, sign: int, alpha: float = -1e9, beta: float = 1e9) -> float:
+    """Negamax alpha-beta on the reference rules, no table: the value for the side to move
+    (``sign`` +1 when that is Black; it alternates with every move, passes included).
+
+    Moves in the rules' order, except that a pass ending the game is tried first (an ordering
+    only: every move is still searched unless a proven bound cuts it off).
+    """
+    if state.is_over:
+        return sign * state.margin
+    moves = state.legal_moves()
+    if state.game.pass_move in moves:
+        state.play(state.game.pass_move)
+        ends = state.is_over
+        state.undo()
+        if ends:
+            moves = [state.game.pass_move] + moves[:-1]
+    best = -1e9
+    for move in moves:
+        state.play(move)
+        value = -minimax(state, -sign, -beta, -max(alpha, best))
+        state.undo()
+        best = max(best, value)
+        if best >= beta:
+            break
+    return best
+
+
+def reference(state: State) -> tuple[float, dict[Move, float]]:
+    """Black's margin with perfect play, and after each legal move, by plain minimax."""
+    view = -1 if state.to_move is Player.WHITE else 1
+    values = {}
+    for move in state.legal_moves():
+        state.play(move)
+        values[move] = view * -minimax(state, -view)
+        state.undo()
+    return view * minimax(state, view), values
+
+
+def solved(state: State, solver: Solver | None = None) -> Solution:
+    return (solver or Solver(state.game, 14)).solve(state, openings=True)
+
+
+def assert_matches_reference(state: State, solver: Solver | None = None) -> None:
+    value, move_values = reference(state)
+    solution = solved(state, solver)
+    komi = state.game.komi if isinstance(state.game, Alternator) else 0.0
+    assert solution.value - komi == value, state.position()
+    assert solution.move_values is not None
+    assert {m: v - komi for m, v in solution.move_values.items()} == move_values
+    best = [m for m, v in move_values.items() if v == value]
+    assert solution.best_moves == best
+
+
+# --- values against minimax -------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("size", ["1x2", "2x2", "2x3", "1x5", "3x2"])
+def test_alternator_from_the_start_matches_minimax(size: str) -> None:
+    assert_matches_reference(make_game("alternator", {"size": size}).new_state())
+
+
+ALAK_STARTS = [
+    *((AlakRules.BALJEU, n, edge) for n in range(1, 6) for edge in (True, False)),
+    *((AlakRules.TROMP_TAYLOR, n, True) for n in range(1, 5)),
+    *((AlakRules.TRADITIONAL, n, True) for n in range(1, 4)),
+]
+
+
+@pytest.mark.parametrize(("rules", "size", "edge"), ALAK_STARTS)
+def test_alak_from_the_start_matches_minimax(rules: AlakRules, size: int, edge: bool) -> None:
+    assert_matches_reference(Alak(size, rules, edge).new_state())
+
+
+ALAK_MIDGAMES = [
+    (AlakRules.BALJEU, "x.o.x o seen=.....,x....,x.o.."),
+    (AlakRules.BALJEU, ".xo.. x captured=5 seen=.....,.x...,.xo..,.xo.x"),
+    (AlakRules.TROMP_TAYLOR, "x.o.. x seen=.....,x....", ),
+    (AlakRules.TROMP_TAYLOR, ".ox.. o passes=1 seen=.....,..x..,.ox.."),
+    (AlakRules.TRADITIONAL, "xo.o. x ko=xo... seen=.....:x,x....:o,xo...:x"),
+    (AlakRules.TRADITIONAL, "..x.o x prisoners=1,0 seen=.....:x,..x..:o,..x.o:x,..xoo:o"),
+    (AlakRules.TRADITIONAL, "..x.o o komi seen=.....:x,..x..:o,..x.o:o,..x.o:o"),
+]
+
+
+@pytest.mark.parametrize(("rules", "text"), ALAK_MIDGAMES)
+def test_alak_midgame_positions_match_minimax(rules: AlakRules, text: str) -> None:
+    game = Alak(5, rules, komi_points=0.5 if " komi" in text else 0.0)
+    assert_matches_reference(game.parse_position(text.replace(" komi", "")))
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(played_states(Alak(4, AlakRules.TROMP_TAYLOR), max_plies=12))
+def test_random_tromp_taylor_positions_match_minimax(state: State) -> None:
+    assert_matches_reference(state, shared_solver(state.game))
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(played_states(Alak(4, AlakRules.TRADITIONAL, komi_points=0.5), max_plies=10))
+def test_random_traditional_positions_match_minimax(state: State) -> None:
+    assert_matches_reference(state, shared_solver(state.game))
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(played_states(Alak(5, AlakRules.BALJEU), max_plies=8))
+def test_random_baljeu_positions_match_minimax(state: State) -> None:
+    assert_matches_reference(state, shared_solver(state.game))
+
+
+@settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(played_states(Alternator(3, 3, 0.5), max_plies=8))
+def test_random_alternator_positions_match_minimax(state: State) -> None:
+    assert_matches_reference(state, shared_solver(state.game))
+
+
+@cache
+def shared_solver(game: Game) -> Solver:
+    """One solver (one table) per variant for all of a test's examples: entries must be
+    reused soundly across positions with different histories."""
+    return Solver(game, 16)
+
+
+# --- history-dependent rules ---------------------------------------------------------------------
+
+HISTORY_PAIRS = [
+    # same board and side to move, different history, different values
+    (Alak(3, AlakRules.TROMP_TAYLOR), ".xx x", ".xx x seen=.x.,xo.", 3, -3),
+    (Alak(4, AlakRules.BALJEU), "..o. o", "..o. o seen=.x..", -2, -3),
+    (Alak(3, AlakRules.TRADITIONAL), ".x. o", ".x. o seen=.x.:x,.x.:x", 3, 0),
+]
+
+
+@pytest.mark.parametrize(("game", "plain", "with_history", "plain_value", "history_value"),
+                         HISTORY_PAIRS)
+def test_history_is_part_of_what_the_table_shares(
+    game: Game, plain: str, with_history: str, plain_value: float, history_value: float
+) -> None:
+    solver = Solver(game, 12)
+    for text, expected in [(plain, plain_value), (with_history, history_value), (plain, plain_value)]:
+        state = game.parse_position(text)
+        assert reference(state)[0] == expected
+        assert solver.solve(state).value == expected
+
+
+# --- symmetries ---------------------------------------------------------------------------------
+
+
+def _image_moves(game: Game, moves: list[Move], symmetry: int) -> list[Move]:
+    maps = symmetries_for(game).move_maps
+    return [int(maps[symmetry, m]) for m in moves]
+
+
+@pytest.mark.parametrize("size", ["4x4", "3x5", "5x5"])
+def test_alternator_symmetries_keep_colours_and_values(size: str) -> None:
+    game = make_game("alternator", {"size": size})
+    symmetries = symmetries_for(game)
+    expected = {"4x4": 4, "3x5": 4, "5x5": 8}[size]
+    assert len(symmetries.names) == expected
+    start = game.new_state()
+    moves = [start.legal_moves()[i] for i in (0, 3)]
+    solver = Solver(game, 16)
+    values = set()
+    for symmetry in range(len(symmetries.names)):
+        state = game.new_state()
+        state.play_all(_image_moves(game, moves, symmetry))
+        for _ in range(game.cells - 6):
+            state.play(state.legal_moves()[-2] if len(state.legal_moves()) > 1 else game.pass_move)
+        values.add(solved(state, Solver(game, 14, symmetry=False)).value)
+        values.add(solver.solve(state).value)
+    assert len(values) == 1
+
+
+def test_transposed_boards_have_the_same_value() -> None:
+    assert Solver(Alternator(2, 3)).solve(Alternator(2, 3).new_state()).value == (
+        Solver(Alternator(3, 2)).solve(Alternator(3, 2).new_state()).value
+    )
+
+
+@pytest.mark.parametrize(
+    ("rules", "text", "mirrored"),
+    [
+        (AlakRules.TROMP_TAYLOR, ".xx.. x seen=.x...,xo...", "..xx. x seen=...x.,...ox"),
+        (AlakRules.BALJEU, "x.o.. o captured=2 seen=xxo..", "..o.x o captured=4 seen=..oxx"),
+        (AlakRules.TRADITIONAL, ".x... o seen=.x...:x,.x...:x", "...x. o seen=...x.:x,...x.:x"),
+    ],
+)
+def test_alak_mirror_images_have_the_same_value(rules: AlakRules, text: str, mirrored: str) -> None:
+    game = Alak(5, rules)
+    solver = Solver(game, 14)
+    first = solver.solve(game.parse_position(text))
+    second = solver.solve(game.parse_position(mirrored))
+    assert first.value == second.value == reference(game.parse_position(text))[0]
+    assert sorted(game.size - 1 - m if m < game.size else m for m in first.best_moves) == sorted(
+        second.best_moves
+    )
+
+
+# --- published exercises and claims -----------------------------------------------------------
+
+
+@pytest.mark.parametrize(("board", "published"), HAYWARD_EXERCISES)
+def test_hayward_linear_go_exercises(board: str, published: int) -> None:
+    game = Alak(5, AlakRules.TROMP_TAYLOR)
+    assert Solver(game, 16).solve(game.parse_position(f"{board} x")).value == published
+
+
+def test_alternator_reports_the_result_under_komi() -> None:
+    solution = Solver(Alternator(2, 2, 3.5)).solve(Alternator(2, 2, 3.5).new_state())
+    assert (solution.value, solution.komi, solution.result_margin) == (4, 3.5, 0.5)
+
+
+def test_tromp_taylor_komi_shifts_the_value() -> None:
+    game = Alak(3, AlakRules.TROMP_TAYLOR, komi_points=1.5)
+    assert Solver(game).solve(game.new_state()).value == 3 - 1.5
+
+
+def test_a_solve_out_of_time_reports_proven_bounds() -> None:
+    game = Alternator(4, 4)
+    solver = Solver(game, 14, max_seconds=0.01, chunk_seconds=0.01)
+    with pytest.raises(SolveInterrupted) as stopped:
+        solver.solve(game.new_state())
+    assert stopped.value.timed_out
+    assert stopped.value.lower <= 2 <= stopped.value.upper
+
+
+# --- the command --------------------------------------------------------------------------------
+
+
+def test_solve_json_keys() -> None:
+    result = runner.invoke(app, ["solve", "alternator", "--size", "2x2", "--openings", "--json"])
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.stdout)
+    assert set(data) == {"value", "best_moves", "moves", "nodes", "seconds", "komi", "result"}
+    assert (data["value"], data["komi"], data["result"]) == (4, 3.5, "B+0.5")
+    assert data["best_moves"] == [m for m, v in data["moves"].items() if v == 4]
+
+    result = runner.invoke(
+        app, ["solve", "alak", "--size", "5", "--rules", "tromp-taylor", "--json", "-q",
+              "--position", "o..x. x"]
+    )
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.stdout)
+    assert set(data) == {"value", "best_moves", "nodes", "seconds"}
+    assert data["value"] == 5
+
+
+def test_solve_text_after_moves() -> None:
+    result = runner.invoke(app, ["solve", "alak", "--size", "4", "--moves", "2"])
+    assert result.exit_code == 0, result.output
+    assert "value: W+2" in result.stdout or "value:" in result.stdout
+
+
+@pytest.mark.parametrize(
+    "arguments",
+    [
+        ["solve", "alak", "--size", "5", "--moves", "9"],
+        ["solve", "alak", "--size", "5", "--position", "xx"],
+        ["solve", "alak", "--position", "..... x", "--moves", "1"],
+        ["solve", "chess"],
+        ["solve", "alternator", "--rules", "baljeu"],
+        ["solve", "alak", "--size", "3", "--rules", "traditional", "--komi", "0.3"],
+    ],
+)
+def test_solve_refuses_bad_input(arguments: list[str]) -> None:
+    result = runner.invoke(app, arguments)
+    assert result.exit_code == 2
+    assert result.stdout == ""
+    assert len(result.stderr.strip().splitlines()) == 1
