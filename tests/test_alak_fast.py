@@ -332,6 +332,15 @@ def test_evaluation_sees_material_and_threats() -> None:
     assert value(".x.x.o.o. o") > value(".x...o.o. o")
     # the side to move gets the odd point of an empty board of 9
     assert value("......... x") == 1 - 0.5
+    # a capture that superko forbids is no threat
+    assert value("x.oooox.. x seen=xx....x..") < value("x.oooox.. x")
+    # after a pass the side to move can end the game: never worse for it than the count now
+    position = "x.ox...xx x passes=1"
+    array = twin.from_reference(game.parse_position(position))
+    assert value(position) == twin.margin(twin.params, array) > value("x.ox...xx x")
+    position = "xo.x.x.ox o passes=1"
+    array = twin.from_reference(game.parse_position(position))
+    assert value(position) == twin.margin(twin.params, array) < value("xo.x.x.ox o")
 
 
 def test_move_order_prefers_captures_then_rescues_then_placements_then_pass() -> None:

@@ -54,6 +54,13 @@ def test_elo_of_a_clean_sweep_is_unbounded_with_a_one_sided_bound() -> None:
     assert elo_estimate([]).difference is None
 
 
+def test_elo_of_all_draws_is_even_with_a_real_interval() -> None:
+    draws = elo_estimate([0.5] * 4)
+    assert draws.difference == 0.0 and str(draws.difference) == "0.0"
+    assert draws.low == pytest.approx(elo_from_score(0.5 - 1.959964 * 0.25))
+    assert draws.high == pytest.approx(-draws.low)
+
+
 def test_colours_alternate_and_summaries_add_up() -> None:
     report = run_match(ALAK_5, "greedy", "random", games=4, seed=5)
     colours = [g.a_colour for g in sorted(report.games, key=lambda g: g.number)]

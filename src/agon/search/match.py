@@ -66,7 +66,7 @@ class EloEstimate:
 
 def elo_from_score(score: float) -> float:
     """The logistic model's Elo difference for an expected score strictly between 0 and 1."""
-    return -400.0 * math.log10(1.0 / score - 1.0)
+    return -400.0 * math.log10(1.0 / score - 1.0) + 0.0  # + 0.0: no "-0" for an even score
 
 
 def elo_estimate(scores: list[float]) -> EloEstimate:
@@ -76,9 +76,10 @@ def elo_estimate(scores: list[float]) -> EloEstimate:
     The interval comes from the normal approximation of the mean score, whose standard error is
     the sample standard deviation of the results over the square root of the number of games;
     the score's interval is mapped through the logistic model. A bound at a score of 0 or 1 is
-    infinite (None). When every game was won (or lost) the difference itself is infinite: the
-    other bound is then the score ``0.05 ** (1 / n)`` (one-sided 95%: a weaker A would win all
-    ``n`` games less than 5% of the time).
+    infinite (None). When every game was drawn, the spread of a fair coin (win or loss) stands
+    in for the spread seen, which is none. When every game was won (or lost) the difference
+    itself is infinite: the other bound is then the score ``0.05 ** (1 / n)`` (one-sided 95%: a
+    weaker A would win all ``n`` games less than 5% of the time).
     """
     count = len(scores)
     if count == 0:
@@ -90,6 +91,8 @@ def elo_estimate(scores: list[float]) -> EloEstimate:
             return EloEstimate(None, elo_from_score(bound), None)
         return EloEstimate(None, None, elo_from_score(1.0 - bound))
     variance = sum((s - score) ** 2 for s in scores) / count
+    if variance == 0.0:  # every game drawn: no spread seen, so take a win-or-loss coin's
+        variance = score * (1.0 - score)
     error = math.sqrt(variance / count)
     low, high = score - Z_95 * error, score + Z_95 * error
     return EloEstimate(

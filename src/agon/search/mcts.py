@@ -443,10 +443,14 @@ class MctsAgent(FastAgent):
 
 
 class InformedMctsAgent(MctsAgent):
-    """MCTS whose playouts play ``move_order``'s best move 3 times in 4 (epsilon-greedy) and
-    whose new children are tried in ``move_order``'s order."""
+    """MCTS whose playouts play ``move_order``'s best move once in 4 (epsilon-greedy) and whose
+    new children are tried in ``move_order``'s order.
+
+    Once in 4: in 6-game matches at 200 ms a move on Alternator 8x8 against plain ``mcts``,
+    it scored 1-5 playing the best move 3 times in 4, 1-5 at 2 in 4, and 3-3 at 1 in 4.
+    """
 
     name = "mcts-informed"
     informed = True
-    epsilon = 0.25
+    epsilon = 0.75
 
