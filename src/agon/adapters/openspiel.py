@@ -1,0 +1,174 @@
+"""Agon's games as OpenSpiel Python games: importing this module registers them with pyspiel.
+
+``pyspiel.load_game("python_agon_alternator(width=5,height=5)")`` or
+``pyspiel.load_game("python_agon_alak(size=7,rules=traditional)")`` then gives a game that
+every OpenSpiel algorithm can play. Every rule is the Agon rules engine's: a state wraps an
+Agon state and asks it. Actions are Agon's action numbers. Returns are +1/−1/0 by the result,
+zero-sum; :meth:`AgonState.margin` gives the points. See docs/adapters.md.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any, ClassVar
+
+import numpy as np
+import pyspiel
+from open_spiel.python.observation import IIGObserverForPublicInfoGame
+
+from agon.adapters import max_game_length, observation_planes, observation_shape, outcome
+from agon.core.errors import AgonError
+from agon.core.game import Game, State
+from agon.games import make_game
+
+ALTERNATOR_NAME = "python_agon_alternator"
+ALAK_NAME = "python_agon_alak"
+
+
+def _game_type(short_name: str, title: str, defaults: Mapping[str, Any]) -> pyspiel.GameType:
+    return pyspiel.GameType(
+        short_name=short_name,
+        long_name=f"Agon {title}",
+        dynamics=pyspiel.GameType.Dynamics.SEQUENTIAL,
+        chance_mode=pyspiel.GameType.ChanceMode.DETERMINISTIC,
+        information=pyspiel.GameType.Information.PERFECT_INFORMATION,
+        utility=pyspiel.GameType.Utility.ZERO_SUM,
+        reward_model=pyspiel.GameType.RewardModel.TERMINAL,
+        max_num_players=2,
+        min_num_players=2,
+        provides_information_state_string=True,
+        provides_information_state_tensor=False,
+        provides_observation_string=True,
+        provides_observation_tensor=True,
+        parameter_specification=dict(defaults),
+    )
+
+
+class AgonGame(pyspiel.Game):  # type: ignore[misc]
+    """An Agon variant for OpenSpiel; subclasses name the game and its parameters."""
+
+    agon_name: ClassVar[str]
+    game_type: ClassVar[pyspiel.GameType]
+
+    def __init__(self, params: Mapping[str, Any] | None = None) -> None:
+        options = {**self.game_type.parameter_specification, **(params or {})}
+        agon_game = make_game(self.agon_name, options)
+        info = pyspiel.GameInfo(
+            num_distinct_actions=agon_game.num_actions,
+            max_chance_outcomes=0,
+            num_players=2,
+            min_utility=-1.0,
+            max_utility=1.0,
+            utility_sum=0.0,
+            max_game_length=max_game_length(agon_game),
+        )
+        super().__init__(self.game_type, info, dict(params or {}))
+        self.agon_game: Game = agon_game
+
+    def new_initial_state(self) -> AgonState:
+        return AgonState(self, self.agon_game.new_state())
+
+    def state_from_position(self, text: str) -> AgonState:
+        """A state from an Agon position text (``PositionError`` if it cannot be read)."""
+        return AgonState(self, self.agon_game.parse_position(text))
+
+    def make_py_observer(
+        self, iig_obs_type: Any = None, params: Mapping[str, Any] | None = None
+    ) -> Any:
+        # Perfect information: the position observes everything; an information state with
+        # perfect recall is the public history of actions, as for OpenSpiel's own board games.
+        if iig_obs_type is None or (iig_obs_type.public_info and not iig_obs_type.perfect_recall):
+            return PlanesObserver(self.agon_game, params)
+        return IIGObserverForPublicInfoGame(iig_obs_type, params)
+
+
+class AlternatorGame(AgonGame):
+    agon_name = "alternator"
+    game_type = _game_type(ALTERNATOR_NAME, "Alternator", {"width": 8, "height": 8, "komi": 3.5})
+
+
+class AlakGame(AgonGame):
+    agon_name = "alak"
+    game_type = _game_type(
+        ALAK_NAME,
+        "Alak",
+        {"size": 11, "rules": "baljeu", "edge_capture": True, "komi": 0.0},
+    )
+
+
+class AgonState(pyspiel.State):  # type: ignore[misc]
+    """An OpenSpiel state that delegates every rule to the Agon state it wraps."""
+
+    def __init__(self, game: AgonGame, agon_state: State) -> None:
+        super().__init__(game)
+        self.agon_state = agon_state
+
+    def current_player(self) -> int:
+        player = self.agon_state.to_move
+        return int(pyspiel.PlayerId.TERMINAL) if player is None else int(player)
+
+    def _legal_actions(self, player: int) -> list[int]:
+        return self.agon_state.legal_moves()
+
+    def _apply_action(self, action: int) -> None:
+        self.agon_state.play(int(action))
+
+    def _action_to_string(self, player: int, action: int) -> str:
+        return self.agon_state.game.format_move(int(action))
+
+    def is_terminal(self) -> bool:
+        return self.agon_state.is_over
+
+    def returns(self) -> list[float]:
+        black = outcome(self.agon_state)
+        return [black, -black]
+
+    def margin(self) -> float:
+        """Black's points minus White's, komi included (final once the game is over)."""
+        return self.agon_state.margin
+
+    def __str__(self) -> str:
+        return self.agon_state.position()
+
+
+class PlanesObserver:
+    """OpenSpiel's observer protocol over :func:`agon.adapters.observation_planes`."""
+
+    def __init__(self, game: Game, params: Mapping[str, Any] | None) -> None:
+        if params:
+            raise AgonError(f"the Agon observer takes no parameters, not {dict(params)}")
+        shape = observation_shape(game)
+        self.tensor = np.zeros(int(np.prod(shape)), np.float32)
+        self.dict = {"observation": self.tensor.reshape(shape)}
+
+    def set_from(self, state: AgonState, player: int) -> None:
+        self.dict["observation"][...] = observation_planes(state.agon_state)
+
+    def string_from(self, state: AgonState, player: int) -> str:
+        return state.agon_state.position()
+
+
+def load(game: Game) -> AgonGame:
+    """The OpenSpiel game of an Agon variant: ``load(make_game("alak", {"size": 7}))``."""
+    game_class = _BY_AGON_NAME.get(game.name)
+    if game_class is None:
+        raise AgonError(f"{game.title} has no OpenSpiel adapter")
+    loaded: AgonGame = pyspiel.load_game(game_class.game_type.short_name, game.options())
+    return loaded
+
+
+_BY_AGON_NAME: dict[str, type[AgonGame]] = {
+    game_class.agon_name: game_class for game_class in (AlternatorGame, AlakGame)
+}
+for _game_class in _BY_AGON_NAME.values():
+    pyspiel.register_game(_game_class.game_type, _game_class)
+
+__all__ = [
+    "ALAK_NAME",
+    "ALTERNATOR_NAME",
+    "AgonGame",
+    "AgonState",
+    "AlakGame",
+    "AlternatorGame",
+    "load",
+]
