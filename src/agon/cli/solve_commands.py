@@ -134,6 +134,13 @@ def tables(
     fresh: Annotated[
         bool, typer.Option("--fresh", help="Solve everything again, ignoring saved results.")
     ] = False,
+    quality_positions: Annotated[
+        int,
+        typer.Option(
+            help="Also measure mcts:1s and alphabeta:1s on Alternator 4x4 and Alak 9 over this "
+            "many positions each (0: keep the saved figures)."
+        ),
+    ] = 0,
     quiet: QuietOpt = False,
 ) -> None:
     """Solve every small variant and write the tables of values (docs/results.md).
@@ -144,8 +151,12 @@ def tables(
     """
     if max_seconds <= 0:
         fail("--max-seconds must be positive")
+    if quality_positions < 0:
+        fail("--quality-positions must be 0 or more")
     try:
-        generate_tables(out, max_seconds, fresh, None if quiet else stderr_progress)
+        generate_tables(
+            out, max_seconds, fresh, None if quiet else stderr_progress, quality_positions
+        )
     except AgonError as error:
         fail(str(error))
     except KeyboardInterrupt:

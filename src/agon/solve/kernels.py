@@ -32,13 +32,14 @@ Kernel = Any
 
 # control fields
 C_NODES, C_LIMIT, C_ABORTED, C_MAX_PLY, C_SCALE, C_OVERFLOW, C_TT_HITS, C_STORES = range(8)
-C_USE_SYMMETRY = 8
-CONTROL_SIZE = 9
+C_USE_SYMMETRY, C_MAX_VALUE, C_PASS_FIRST = 8, 9, 10
+CONTROL_SIZE = 11
 
 INFINITY = 1 << 18
 """Larger than any margin in units."""
 UNKNOWN = 1 << 30
 """What a search returns when its depth limit kept it from proving anything."""
+NEED_ALL, NEED_HIGH, NEED_LOW = 0, 1, 2
 _OFFSET = 1 << 19
 _VALUE_MASK = (1 << 20) - 1
 _MOVE_SHIFT = 40
@@ -78,9 +79,9 @@ def tt_find(tt: Array, key: int) -> int:
     """The row holding ``key``, or -1."""
     row = (key & ((tt.shape[0] >> 1) - 1)) << 1
     if tt[row, 0] == key and tt[row, 1] != 0:
-        return row
+        return int(row)
     if tt[row + 1, 0] == key and tt[row + 1, 1] != 0:
-        return row + 1
+        return int(row + 1)
     return -1
 
 
@@ -124,7 +125,7 @@ def position_key(
 
 @njit(cache=True)
 def terminal_value(margin: Kernel, params: Array, state: Array, sign: int, scale: int) -> int:
-    return sign * int(round(margin(params, state) * scale))
+    return sign * int(np.rint(margin(params, state) * scale))
 
 
 @njit(cache=True)
@@ -136,11 +137,23 @@ def order_moves(
     scores: FloatArray,
     count: int,
     first: int,
+    cutoffs: Array,
+    promoted: int,
 ) -> None:
-    """Sort ``moves[:count]`` by ``move_order``, best first, with ``first`` (if legal) ahead."""
+    """Sort ``moves[:count]`` by ``move_order``, best first, with ``first`` (if legal) ahead;
+    ties go to the moves that caused the most cutoffs so far (``cutoffs``, the mover's row of
+    the history heuristic)."""
+    most = 1
+    for index in range(count):
+        most = max(most, cutoffs[moves[index]])
     for index in range(count):
         move = moves[index]
-        scores[index] = np.inf if move == first else move_order(params, state, move)
+        if move == first:
+            scores[index] = np.inf
+        elif move == promoted:
+            scores[index] = 1e300
+        else:
+            scores[index] = move_order(params, state, move) + 1e-3 * cutoffs[move] / most
     for index in range(1, count):
         move, score = moves[index], scores[index]
         slot = index
@@ -175,6 +188,8 @@ def negamax(
     scores: FloatArray,
     image: Array,
     pass_move: int,
+    cutoffs: Array,
+    need: int,
 ) -> int:
     """Fail-soft alpha-beta value (units, side to move's view) of ``state``.
 
@@ -182,7 +197,17 @@ def negamax(
     :data:`UNKNOWN` where a line longer than ``depth`` more plies kept the search from
     proving either (iterative deepening finds short proofs before long ones), and 0 when
     aborted. ``move_maps`` rows ``s`` and ``S + s`` map moves into and out of symmetry ``s``'s
-    frame; ``pass_move`` is the pass action, or -1 where the rules have none.
+    frame; ``pass_move`` is the pass action, or -1 where the rules have none; ``cutoffs``
+    (2 × actions) counts the cutoffs each move caused, per side, for move ordering.
+
+    With a depth limit a node is *proven high* (some move reaches ``beta``), *proven low*
+    (every move stays below it) or unknown. ``need`` says what the caller can use:
+    :data:`NEED_ALL`; :data:`NEED_HIGH` (only whether the node is proven high: its moves are
+    then asked only whether they are proven low for the opponent); :data:`NEED_LOW` (only
+    whether it is proven low: it gives up at its first move not proven below ``beta``). A
+    node that has met an unknown move can no longer be proven low, so it asks its other moves
+    only what :data:`NEED_HIGH` asks. This keeps depth-limited searches from exploring every
+    line to the limit (the null-window searches of MTD(f) are the windows it is meant for).
     """
     control[C_NODES] += 1
     if control[C_NODES] >= control[C_LIMIT] or ply + 1 >= moves.shape[0]:
@@ -192,6 +217,11 @@ def negamax(
         return 0
     if ply > control[C_MAX_PLY]:
         control[C_MAX_PLY] = ply
+    # no margin lies outside ±C_MAX_VALUE: a window beyond it is settled at once
+    if alpha >= control[C_MAX_VALUE]:
+        return control[C_MAX_VALUE]  # type: ignore[no-any-return]
+    if beta <= -control[C_MAX_VALUE]:
+        return -control[C_MAX_VALUE]  # type: ignore[no-any-return]
     nodes_before = control[C_NODES]
     table_key = position_key(key, history_key, canonical, params, symmetry, state, image, control)
     frame = image[0]
@@ -226,7 +256,12 @@ def negamax(
     unknown = False
     if depth <= 0 and best < beta:
         count, unknown = 0, True
-    order_moves(move_order, params, state, moves[ply], scores[ply], count, first)
+    side = 0 if sign > 0 else 1
+    promoted = pass_move if control[C_PASS_FIRST] != 0 else -2
+    order_moves(
+        move_order, params, state, moves[ply], scores[ply], count, first, cutoffs[side], promoted
+    )
+    asked = NEED_ALL if need == NEED_ALL else (NEED_LOW if need == NEED_HIGH else NEED_HIGH)
     for index in range(count):
         if window >= beta:
             break
@@ -235,18 +270,23 @@ def negamax(
         value = negamax(
             legal_moves, play, undo, margin, move_order, key, history_key, canonical,
             params, symmetry, move_maps, state, -beta, -window, -sign, ply + 1, depth - 1,
-            tt, control, moves, scores, image, pass_move,
+            tt, control, moves, scores, image, pass_move, cutoffs, asked,
         )
         undo(params, state)
         if control[C_ABORTED] != 0:
             return 0
         if value == UNKNOWN:
             unknown = True
+            if need == NEED_LOW:
+                return UNKNOWN
+            asked = NEED_LOW
             continue
         value = -value
         if value > best:
             best, best_move = value, move
             window = max(window, value)
+            if window >= beta:
+                cutoffs[side, move] += 1
     if unknown and best < beta:
         if best > alpha:
             tt_store(tt, table_key, best, INFINITY, move_maps[frame, best_move], 0)

@@ -38,12 +38,12 @@ from agon.solve import kernels as K
 from agon.solve.symmetry import Symmetries, symmetries_for
 
 FIRST_DEPTH = 8
-"""Plies of the first search of iterative deepening (each next search goes twice as deep)."""
+"""Plies of the first search of iterative deepening (each next one goes a third deeper)."""
 DEFAULT_TABLE_BITS = 22
 """2**22 buckets of two entries, 16 bytes each: 128 MiB."""
 
 
-class SolveInterrupted(Exception):  # noqa: N818 (it is how a solve ends, not a fault)
+class SolveInterrupted(Exception):
     """A solve stopped by Ctrl-C or its time limit, with the bounds proven so far.
 
     The bounds are Black's margin (as :attr:`Solution.value` reports it) at the position whose
@@ -104,6 +104,17 @@ def solving_variant(game: Game) -> tuple[Game, float]:
     raise AgonError(f"the solver does not know {game.description}")
 
 
+def largest_margin(game: Game) -> int:
+    """A bound on |margin| at the end of any game of the variant solved (komi 0 where the
+    komi only shifts margins): every point or cell counted once; traditional prisoners make
+    Alak's margin unbounded there."""
+    if isinstance(game, Alternator):
+        return game.cells
+    if isinstance(game, Alak) and game.rules is not AlakRules.TRADITIONAL:
+        return game.size
+    return K.INFINITY
+
+
 def plies_available(game: Game, state: Array) -> int:
     """How deep a search may go from ``state`` before the twin's array is full."""
     if isinstance(game, Alak):
@@ -134,7 +145,9 @@ class Solver:
         self.control = np.zeros(K.CONTROL_SIZE, dtype=np.int64)
         self.control[K.C_SCALE] = self.scale
         self.control[K.C_USE_SYMMETRY] = int(len(self.symmetries.names) > 1)
+        self.control[K.C_MAX_VALUE] = min(largest_margin(self.variant) * self.scale, K.INFINITY)
         self.image = np.zeros(1, dtype=np.int64)
+        self.cutoffs = np.zeros((2, self.twin.num_actions), dtype=np.int64)
         self.progress = progress
         self.chunk_seconds = chunk_seconds
         self._chunk = 200_000
@@ -143,6 +156,7 @@ class Solver:
         self._sign = 1
         self._clock = _Progress()
         self._depth = FIRST_DEPTH
+        self._target = ""
         pass_move = self.variant.pass_move
         self._pass_move = -1 if pass_move is None else pass_move
 
@@ -168,7 +182,8 @@ class Solver:
     def value(self, array: Array, sign: int, guess: int = 0) -> int:
         """Exact value in units, from the view of the side to move (MTD(f)); ``sign`` is +1
         where that side is Black (also where the game is over: the side that would move)."""
-        lower, upper = -K.INFINITY, K.INFINITY
+        bound = int(self.control[K.C_MAX_VALUE])
+        lower, upper = -bound, bound
         estimate = guess
         while lower < upper:
             test = estimate + 1 if estimate <= lower else estimate
@@ -201,7 +216,7 @@ class Solver:
                     return value
                 if depth >= plies - 1:
                     raise AgonError("this position's game is too long for the solver's arrays")
-                depth *= 2
+                depth += max(4, depth // 3)
         except KeyboardInterrupt:
             raise self._stopped(timed_out=False) from None
 
@@ -225,11 +240,12 @@ class Solver:
         while True:
             control[K.C_LIMIT] = control[K.C_NODES] + self._chunk
             started = time.monotonic()
+            search: Any = K.negamax
             value = int(
-                K.negamax(
+                search(
                     *self._kernels, self.twin.params, self.symmetries.data,
                     self.symmetries.move_maps, array, alpha, beta, sign, 0, depth, self.table,
-                    control, moves, scores, self.image, self._pass_move,
+                    control, moves, scores, self.image, self._pass_move, self.cutoffs, K.NEED_ALL,
                 )
             )
             if not control[K.C_ABORTED]:
@@ -260,7 +276,7 @@ class Solver:
         text = ", ".join(f"{b:g}".replace("inf", "∞") for b in bounds)
         self.progress(
             f"{self.nodes:,} nodes in {seconds:.0f}s ({self.nodes / max(seconds, 1e-9):,.0f}/s), "
-            f"depth {self._depth}, value in [{text}] (Black's margin)"
+            f"depth {self._depth}, value{self._target} in [{text}] (Black's margin)"
         )
 
     def solve(self, state: State, openings: bool = False) -> Solution:
@@ -269,26 +285,14 @@ class Solver:
         nodes_before = self.nodes
         array = self.state_array(state)
         black_view = -1 if state.to_move is Player.WHITE else 1
+        self._target = ""
         value = self.value(array, black_view)
-        moves = self.legal_moves(array)
-        move_values: dict[Move, float] | None = None
-        best: list[Move] = []
-        if openings:
-            move_values = {}
-            for move in moves:
-                self.twin.play(self.twin.params, array, move)
-                units = -self.value(array, -black_view, -value)
-                self.twin.undo(self.twin.params, array)
-                move_values[move] = self._report_value(black_view * units)
-                if units == value:
-                    best.append(move)
-        else:
-            for move in moves:
-                self.twin.play(self.twin.params, array, move)
-                # the move keeps the value iff the opponent's value is at most -value
-                if self.probe(array, -black_view, -value, -value + 1) <= -value:
-                    best.append(move)
-                self.twin.undo(self.twin.params, array)
+        try:
+            best, move_values = self._moves(array, black_view, value, openings)
+        except SolveInterrupted as stop:
+            # the position's own value is proven: report it, not the move being searched
+            known = self._report_value(black_view * value)
+            raise SolveInterrupted(known, known, stop.nodes, stop.seconds, stop.timed_out) from None
         return Solution(
             value=self._report_value(black_view * value),
             best_moves=best,
@@ -297,6 +301,46 @@ class Solver:
             seconds=time.monotonic() - self._clock.started,
             komi=self.game.komi if isinstance(self.game, Alternator) else None,
         )
+
+    def _moves(
+        self, array: Array, black_view: int, value: int, openings: bool
+    ) -> tuple[list[Move], dict[Move, float] | None]:
+        """The best moves of a position whose value (units, mover's view) is known, and with
+        ``openings`` every move's value (Black's margin)."""
+        moves = self.legal_moves(array)
+        move_values: dict[Move, float] | None = None
+        best: list[Move] = []
+        if openings:
+            move_values = {}
+            for move in moves:
+                self._target = f" after {self.game.format_move(move)}"
+                self.twin.play(self.twin.params, array, move)
+                units = -self.value(array, -black_view, -value)
+                self.twin.undo(self.twin.params, array)
+                move_values[move] = self._report_value(black_view * units)
+                if units == value:
+                    best.append(move)
+        else:
+            for move in moves:
+                self._target = f" after {self.game.format_move(move)} (is it best?)"
+                self.twin.play(self.twin.params, array, move)
+                # the move keeps the value iff the opponent's value is at most -value
+                if self.probe(array, -black_view, -value, -value + 1) <= -value:
+                    best.append(move)
+                self.twin.undo(self.twin.params, array)
+        return best, move_values
+
+
+def principal_variation(solver: Solver, state: State, max_plies: int = 200) -> list[Move]:
+    """A line of perfect play from ``state``: the first best move at each step, until the game
+    ends (or ``max_plies``)."""
+    line: list[Move] = []
+    state = state.copy()
+    while not state.is_over and len(line) < max_plies:
+        move = solver.solve(state).best_moves[0]
+        state.play(move)
+        line.append(move)
+    return line
 
 
 def _kernel_arguments(twin: FastTwin, symmetries: Symmetries, inline: bool) -> tuple[Any, ...]:

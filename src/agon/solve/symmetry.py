@@ -110,8 +110,8 @@ def alternator_symmetries(game: Alternator, enabled: bool = True) -> Symmetries:
         origin = mapping(0, 0)
         directions = []
         for step_file, step_rank in DIRECTION_STEPS:
-            image = mapping(step_file, step_rank)
-            step = (image[0] - origin[0], image[1] - origin[1])
+            moved = mapping(step_file, step_rank)
+            step = (moved[0] - origin[0], moved[1] - origin[1])
             directions.append(DIRECTION_STEPS.index(step))
         kept.append((name, cell_map, directions))
         if not enabled:

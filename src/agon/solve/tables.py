@@ -20,7 +20,8 @@ from agon.core.game import Game, State, format_points
 from agon.games.alak import Alak
 from agon.games.alak.rules import AlakRules
 from agon.games.alternator import Alternator
-from agon.solve.solver import SolveInterrupted, Solver
+from agon.solve.quality import measure_quality
+from agon.solve.solver import SolveInterrupted, Solver, principal_variation
 from agon.solve.symmetry import symmetries_for
 
 DEFAULT_OUT = Path("docs/results.md")
@@ -57,6 +58,8 @@ class Job:
     game: Game
     position: str | None = None
     openings: bool = False
+    lines_after: tuple[str, ...] = ()
+    """First moves after which a line of perfect play is recorded (to explain a claim)."""
 
     def state(self) -> State:
         return self.game.parse_position(self.position) if self.position else self.game.new_state()
@@ -88,10 +91,14 @@ def jobs() -> Iterator[Job]:
         sizes = [*ALAK_SIZES, *(TROMP_TAYLOR_STRETCH if rules is AlakRules.TROMP_TAYLOR else ())]
         for size in sizes:
             yield Job(f"alak-{name}-{size}", Alak(size, rules, edge), openings=True)
-    yield Job("claim-traditional-6", Alak(6, AlakRules.TRADITIONAL), openings=True)
+    yield Job(
+        "claim-traditional-6", Alak(6, AlakRules.TRADITIONAL), openings=True,
+        lines_after=("2", "3"),
+    )
     tromp_taylor_5 = Alak(5, AlakRules.TROMP_TAYLOR)
     for board, _ in HAYWARD_EXERCISES:
-        yield Job(f"exercise-{board}", tromp_taylor_5, f"{board} x", openings=True)
+        yield Job(f"exercise-{board}", tromp_taylor_5, f"{board} x", openings=True,
+                  lines_after=("",))
 
 
 def _solve(job: Job, max_seconds: float, progress: Progress | None) -> dict[str, Any]:
@@ -115,6 +122,16 @@ def _solve(job: Job, max_seconds: float, progress: Progress | None) -> dict[str,
     }
     if solution.move_values is not None:
         record["moves"] = {game.format_move(m): v for m, v in solution.move_values.items()}
+    lines = {}
+    for first in job.lines_after:
+        state = job.state()
+        state.play_all(game.parse_moves(first))
+        line = game.parse_moves(first) + principal_variation(solver, state)
+        state.play_all(line[len(game.parse_moves(first)):])
+        lines[first] = {"moves": [game.format_move(m) for m in line], "end": state.end_reason,
+                        "margin": state.margin}
+    if lines:
+        record["lines"] = lines
     return record
 
 
@@ -133,15 +150,44 @@ def _save(path: Path, results: dict[str, Any]) -> None:
     path.write_text(json.dumps({"jobs": results}, indent=1, sort_keys=True) + "\n")
 
 
+QUALITY_AGENTS = ("mcts:1s", "alphabeta:1s")
+QUALITY_GAMES = (("alternator", "4x4", Alternator(4, 4)), ("alak", "9", Alak(9)))
+
+
+def quality_command(agent: str, game_name: str, size: str, positions: int) -> str:
+    return f"agon quality {game_name} {agent} --size {size} --positions {positions} --seed 1"
+
+
+def _family(job: Job) -> str:
+    """Jobs that get harder in order: once one runs out of time, the rest are skipped
+    (Alternator boards of one width, Alak boards of one rule set)."""
+    if isinstance(job.game, Alternator):
+        return f"alternator-{job.game.width}"
+    return job.key.rsplit("-", 1)[0]
+
+
 def generate_tables(
-    out: Path, max_seconds: float, fresh: bool, progress: Progress | None
+    out: Path,
+    max_seconds: float,
+    fresh: bool,
+    progress: Progress | None,
+    quality_positions: int = 0,
 ) -> None:
-    """Solve what is not solved yet (within ``max_seconds`` each) and write ``out``."""
+    """Solve what is not solved yet (within ``max_seconds`` each) and write ``out``; with
+    ``quality_positions``, also measure the agents' move quality on that many positions."""
     store = out.with_suffix(".json")
     results = {} if fresh else _load(store)
+    if quality_positions:
+        for agent in QUALITY_AGENTS:
+            for game_name, size, game in QUALITY_GAMES:
+                if progress is not None:
+                    progress(f"measuring {agent} on {game.description} …")
+                report = measure_quality(game, agent, quality_positions, 1, progress)
+                results[f"quality-{agent}-{game_name}-{size}"] = report.to_json()
+                _save(store, results)
     given_up: set[str] = set()
     for job in jobs():
-        family = job.key.rsplit("-", 1)[0]
+        family = _family(job)
         saved = results.get(job.key)
         if saved and (saved["status"] == "solved" or saved["max_seconds"] >= max_seconds):
             if saved["status"] != "solved":
@@ -190,10 +236,18 @@ def _open_moves(game: Game, record: dict[str, Any]) -> str:
     return ", ".join(shown) or "—"
 
 
+def _line(label: str, line: dict[str, Any]) -> str:
+    moves = " ".join(line["moves"])
+    return f"- {label}: `{moves}` — {line['end']}, Black's margin {_signed(line['margin'])}"
+
+
 def _unsolved(record: dict[str, Any] | None) -> str:
     if record is None:
-        return "not attempted (a smaller board ran out of time)"
+        return "not attempted (a smaller board of its kind ran out of time)"
     low, high = _points(record["lower"]), _points(record["upper"])
+    if low == high:
+        seconds = record["max_seconds"]
+        return f"value {_signed(record['lower'])}; its moves not all solved in {seconds:g} s"
     return f"not solved in {record['max_seconds']:g} s (value in [{low}, {high}])"
 
 
@@ -283,6 +337,10 @@ def _claims_section(results: dict[str, Any]) -> list[str]:
             f"Opening on 2: {_signed(two or 0)} (the solver {verdict_two} that Black wins); "
             f"opening on 3: {_signed(three or 0)} (the solver {verdict_three} that White wins). "
             f"Value of the position: {_signed(claim['value'])}.",
+            "",
+            "Lines of perfect play (the first best move at every step):",
+            "",
+            *(_line(f"after {first}", line) for first, line in claim.get("lines", {}).items()),
         ]
     else:
         lines.append(_unsolved(claim))
@@ -293,16 +351,20 @@ def _claims_section(results: dict[str, Any]) -> list[str]:
         "| position | published | solved | best moves | agrees |",
         "|---|---|---|---|---|",
     ]
+    disagreements: list[str] = []
     for board, published in HAYWARD_EXERCISES:
         record = results.get(f"exercise-{board}")
         if record is None or record["status"] != "solved":
             lines.append(f"| `{board}` | {_signed(published)} | {_unsolved(record)} | | |")
             continue
-        agrees = "yes" if record["value"] == published else "**no**"
+        agrees = "yes" if record["value"] == published else "**no** (line below)"
         lines.append(
             f"| `{' '.join(board)}` | {_signed(published)} | {_signed(record['value'])} "
             f"| {', '.join(record['best_moves'])} | {agrees} |"
         )
+        if record["value"] != published:
+            disagreements.append(_line(f"`{' '.join(board)}`", record["lines"][""]))
+    lines += ["", *disagreements]
     lines += [
         "",
         "### Ted Drange's mini-Go table on 1 × n (area counting; superko rule not stated)",
@@ -320,6 +382,34 @@ def _claims_section(results: dict[str, Any]) -> list[str]:
     return lines
 
 
+def _quality_section(results: dict[str, Any]) -> list[str]:
+    lines = [
+        "## Move quality of the agents",
+        "",
+        "Positions sampled half from random games and half from the agent's self-play games "
+        "(seed 1; forced moves left out). *Optimal*: the agent's move keeps the solved value; "
+        "*given away*: the mean margin its moves lose against perfect play.",
+        "",
+        "| agent | game | positions | optimal | given away per move | seconds per move "
+        "| command |",
+        "|---|---|---|---|---|---|---|",
+    ]
+    for agent in QUALITY_AGENTS:
+        for game_name, size, game in QUALITY_GAMES:
+            record = results.get(f"quality-{agent}-{game_name}-{size}")
+            command = quality_command(agent, game_name, size, 100)
+            if record is None:
+                missing = "not measured yet ||||"
+                lines.append(f"| {agent} | {game.description} | {missing} `{command}` |")
+                continue
+            lines.append(
+                f"| {agent} | {game.description} | {record['positions']} "
+                f"| {record['optimal_share']:.0%} | {record['mean_loss']:.2f} "
+                f"| {record['agent_seconds_per_move']:.2f} | `{command}` |"
+            )
+    return lines
+
+
 def render(results: dict[str, Any]) -> str:
     lines = [
         "# Solved values",
@@ -333,6 +423,8 @@ def render(results: dict[str, Any]) -> str:
         "",
         *_alak_section(results),
         *_claims_section(results),
+        "",
+        *_quality_section(results),
         "",
     ]
     return "\n".join(lines)
