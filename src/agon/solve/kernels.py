@@ -5,9 +5,9 @@ the game's *canonical-key* kernel (:mod:`agon.solve.symmetry`) arrive as first-c
 functions. Values are whole *units* of margin (``round(margin * scale)``) from the point of
 view of the side to move; ``sign`` is +1 where Black is to move.
 
-The search has no depth limit: every stored bound is a proven fact about the position under
-its key, which covers the history the rules still read (see docs/solver.md), so a bound is
-reused in any later search, with any window.
+Every stored bound is a proven fact about the position under its key, which covers the
+history the rules still read (see docs/solver.md), so a bound is reused in any later search,
+with any window and any depth limit: a depth-limited search stores only what it proved.
 
 Transposition table: ``tt`` is int64 ``(2 * buckets, 2)``; row ``[key, packed]`` where
 ``packed`` holds the lower and upper bound (20 bits each, offset), the best move in the
@@ -32,8 +32,8 @@ Kernel = Any
 
 # control fields
 C_NODES, C_LIMIT, C_ABORTED, C_MAX_PLY, C_SCALE, C_OVERFLOW, C_TT_HITS, C_STORES = range(8)
-C_USE_SYMMETRY, C_MAX_VALUE, C_PASS_FIRST = 8, 9, 10
-CONTROL_SIZE = 11
+C_USE_SYMMETRY, C_MAX_VALUE = 8, 9
+CONTROL_SIZE = 10
 
 INFINITY = 1 << 18
 """Larger than any margin in units."""
@@ -138,7 +138,6 @@ def order_moves(
     count: int,
     first: int,
     cutoffs: Array,
-    promoted: int,
 ) -> None:
     """Sort ``moves[:count]`` by ``move_order``, best first, with ``first`` (if legal) ahead;
     ties go to the moves that caused the most cutoffs so far (``cutoffs``, the mover's row of
@@ -150,8 +149,6 @@ def order_moves(
         move = moves[index]
         if move == first:
             scores[index] = np.inf
-        elif move == promoted:
-            scores[index] = 1e300
         else:
             scores[index] = move_order(params, state, move) + 1e-3 * cutoffs[move] / most
     for index in range(1, count):
@@ -257,10 +254,7 @@ def negamax(
     if depth <= 0 and best < beta:
         count, unknown = 0, True
     side = 0 if sign > 0 else 1
-    promoted = pass_move if control[C_PASS_FIRST] != 0 else -2
-    order_moves(
-        move_order, params, state, moves[ply], scores[ply], count, first, cutoffs[side], promoted
-    )
+    order_moves(move_order, params, state, moves[ply], scores[ply], count, first, cutoffs[side])
     asked = NEED_ALL if need == NEED_ALL else (NEED_LOW if need == NEED_HIGH else NEED_HIGH)
     for index in range(count):
         if window >= beta:

@@ -35,7 +35,6 @@ Progress = Callable[[str], None]
 
 # Published claims, as (position text, x to move, the published value of x's margin).
 HAYWARD_EXERCISES = (
-    ("x.o..", 0),
     ("o.x..", 5),
     ("x..o.", -5),
     ("o..x.", 5),
@@ -43,11 +42,11 @@ HAYWARD_EXERCISES = (
     (".o...", 0),
     ("..o..", 0),
 )
-"""Hayward's 1 × 5 linear Go exercises (tromp-taylor, x to move); RULES.md lists all but
-the first."""
+"""Hayward's 1 × 5 linear Go exercises (tromp-taylor, x to move), as RULES.md lists them."""
 DRANGE_LINEAR = {2: 0, 3: 3, 4: 4, 5: 0, 6: 1, 7: 2, 8: 3, 9: 0, 10: 1, 11: 2, 12: 1, 13: 2}
-"""Ted Drange's mini-Go table (area counting, 1998, published on mathpuzzle.com): Black's
-margin on 1 × n with best play; its superko rule is not stated."""
+"""A published table of Black's margin on 1 × n with best play (area counting), attributed to
+Ted Drange (mathpuzzle.com, 1998); its superko rule is not stated, and the original could not be
+re-checked here, so agreement is evidence, not proof, for either side."""
 
 
 @dataclass(frozen=True)
@@ -368,6 +367,9 @@ def _claims_section(results: dict[str, Any]) -> list[str]:
     lines += [
         "",
         "### Ted Drange's mini-Go table on 1 × n (area counting; superko rule not stated)",
+        "",
+        "Attributed to Ted Drange (mathpuzzle.com, 1998); the original could not be re-checked "
+        "here, so the figures are quoted as found.",
         "",
         "| n | Drange | tromp-taylor here | agrees |",
         "|---|---|---|---|",
