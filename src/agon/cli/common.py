@@ -6,8 +6,8 @@ from typing import Annotated, Any, NoReturn
 
 import typer
 
-from agon.core.errors import AgonError
-from agon.core.game import Game
+from agon.core.errors import AgonError, NotationError
+from agon.core.game import Game, State
 from agon.games import GAMES, make_game
 
 GameArg = Annotated[
@@ -81,3 +81,26 @@ def build_game(
         return make_game(key, options)
     except AgonError as error:
         fail(str(error))
+
+
+def load_start(game: Game, position: str | None) -> State:
+    """The starting position, or the one a position text describes; a bad text fails cleanly."""
+    if position is None:
+        return game.new_state()
+    try:
+        return game.parse_position(position)
+    except AgonError as error:
+        fail(f"bad position: {error}")
+
+
+def play_moves(state: State, moves_text: str) -> None:
+    """Play a list of moves, refusing the first bad one with its 1-based index and the rule."""
+    for index, token in enumerate(moves_text.replace(",", " ").split(), start=1):
+        try:
+            move = state.game.parse_move(token)
+        except NotationError as error:
+            fail(f"move {index} ({token}): {error}")
+        reason = state.illegal_reason(move)
+        if reason is not None:
+            fail(f"move {index} ({token}): {reason}")
+        state.play(move)

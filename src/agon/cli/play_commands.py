@@ -14,7 +14,17 @@ import typer
 from rich.console import Console
 from rich.markdown import Markdown
 
-from agon.cli.common import EdgeOpt, GameArg, KomiOpt, RulesOpt, SizeOpt, build_game, fail
+from agon.cli.common import (
+    EdgeOpt,
+    GameArg,
+    KomiOpt,
+    RulesOpt,
+    SizeOpt,
+    build_game,
+    fail,
+    load_start,
+    play_moves,
+)
 from agon.core.errors import AgonError, NotationError
 from agon.core.game import Game, Move, State, format_points
 from agon.core.player import Player
@@ -98,28 +108,6 @@ class Screen:
             typer.echo(text.rstrip("\n"))
 
 
-def _load_start(game: Game, position: str | None) -> State:
-    if position is None:
-        return game.new_state()
-    try:
-        return game.parse_position(position)
-    except AgonError as error:
-        fail(f"bad position: {error}")
-
-
-def _play_moves(state: State, moves_text: str) -> None:
-    """Play a list of moves, refusing the first bad one with its 1-based index and the rule."""
-    for index, token in enumerate(moves_text.replace(",", " ").split(), start=1):
-        try:
-            move = state.game.parse_move(token)
-        except NotationError as error:
-            fail(f"move {index} ({token}): {error}")
-        reason = state.illegal_reason(move)
-        if reason is not None:
-            fail(f"move {index} ({token}): {reason}")
-        state.play(move)
-
-
 def _wrapped_moves(state: State, moves: list[Move]) -> str:
     text = " ".join(state.game.format_move(move) for move in moves) or "(none)"
     return textwrap.fill(text, width=78, initial_indent="  ", subsequent_indent="  ")
@@ -156,8 +144,8 @@ def state_command(
 ) -> None:
     """Show a position (after --moves) with its legal moves, score and result."""
     variant = build_game(game, size, komi, rules, edge_capture)
-    state = _load_start(variant, position)
-    _play_moves(state, moves or "")
+    state = load_start(variant, position)
+    play_moves(state, moves or "")
     if as_json:
         typer.echo(json.dumps(state_summary(state), ensure_ascii=False))
         return
@@ -384,7 +372,7 @@ def play_command(
     At your turn type a move (Alternator 'd4-d5', Alak '3'), pass, undo, hint, save FILE or quit.
     """
     variant = build_game(game, size, komi, rules, edge_capture)
-    state = _load_start(variant, position)
+    state = load_start(variant, position)
     agents: dict[Player, Agent | None] = {}
     specs = {Player.BLACK: black, Player.WHITE: white or strongest_agent_spec()}
     for player, spec in specs.items():

@@ -8,7 +8,17 @@ from typing import Annotated, Any
 
 import typer
 
-from agon.cli.common import EdgeOpt, GameArg, KomiOpt, RulesOpt, SizeOpt, build_game, fail
+from agon.cli.common import (
+    EdgeOpt,
+    GameArg,
+    KomiOpt,
+    RulesOpt,
+    SizeOpt,
+    build_game,
+    fail,
+    load_start,
+    play_moves,
+)
 from agon.core.errors import AgonError
 from agon.core.game import Game, State, format_points, result_text
 from agon.solve.quality import QualityReport, measure_quality
@@ -26,16 +36,9 @@ QuietOpt = Annotated[
 def _start(game: Game, position: str | None, moves: str | None) -> State:
     if position is not None and moves is not None:
         fail("give --position or --moves, not both")
-    try:
-        if position is not None:
-            return game.parse_position(position)
-        state = game.new_state()
-        if moves:
-            for text in moves.replace(",", " ").split():
-                state.play_text(text)
-        return state
-    except AgonError as error:
-        fail(str(error))
+    state = load_start(game, position)
+    play_moves(state, moves or "")
+    return state
 
 
 def _number(value: float) -> float | int:
