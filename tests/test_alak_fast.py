@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from agon.core.errors import AgonError
-from agon.core.fast import Array, FastTwin
+from agon.core.fast import NO_REFERENCE, Array, FastTwin
 from agon.games.alak import Alak, AlakRules, AlakState
 from agon.games.alak.fast import (
     BLACK_STUCK,
@@ -240,6 +240,72 @@ def test_loaded_histories_from_random_games(rules: AlakRules) -> None:
                 reference.play(random_move(moves, game.pass_move, rng, PASS_CHANCE))
             loaded = game.parse_position(reference.position())
             follow_random_moves(loaded, 30, f"{game.variant_id}-{index}-loaded")
+
+
+def _history_from(game: Alak, array: Array, start: int) -> str:
+    """The array's position text with its history cut to the records from ``start`` on, in
+    the array's order (a position text lists its seen boards sorted)."""
+    size, length = game.size, int(array[S_HISTORY_LENGTH])
+    tokens = []
+    for index in range(start, length):
+        base = HEADER + RECORD * index
+        board = "".join(
+            STONES[0] if array[base] >> p & 1 else STONES[1] if array[base + 1] >> p & 1 else "."
+            for p in range(size)
+        )
+        side = f":{STONES[int(array[base + 2])]}" if game.rules is AlakRules.TRADITIONAL else ""
+        tokens.append(board + side)
+    fields = [f for f in fast_twin(game).position(array).split() if not f.startswith("seen=")]
+    return " ".join([*fields, *(["seen=" + ",".join(tokens)] if tokens else [])])
+
+
+@pytest.mark.parametrize("rules", list(AlakRules), ids=str)
+def test_history_reference_names_the_earliest_record_that_matters(rules: AlakRules) -> None:
+    """Cutting the history before the reference changes nothing the rules allow now (moves,
+    end); cutting the referenced record too changes something; with no reference, the whole
+    history can go. Checked on the reference rules, with random games long enough to repeat."""
+    references = 0
+    for size in (3, 4, 5, 6):
+        game = Alak(size, rules, komi_points=0.0)
+        twin = fast_twin(game)
+        for index in range(40):
+            rng = random.Random(f"reference-{game.variant_id}-{index}")
+            state = game.new_state()
+            # (baljeu games end after about 2N plies; the others pass and fight kos)
+            for _ in range(rng.randrange(1, (2 if rules is AlakRules.BALJEU else 12) * size)):
+                if not state.legal_moves():
+                    break
+                state.play(random_move(state.legal_moves(), game.pass_move, rng, PASS_CHANCE))
+            array = twin.from_reference(state)
+            placements = [m for m in state.legal_moves() if m != game.pass_move]
+            if rules is AlakRules.BALJEU and placements and index % 2:
+                # random baljeu games seldom repeat: load one of the boards a placement makes
+                state.play(rng.choice(placements))
+                made = state.position().split()[0]
+                state.undo()
+                fields = _history_from(game, array, 0).split()
+                seen = [t for f in fields if f.startswith("seen=") for t in f[5:].split(",")]
+                seen.insert(rng.randrange(len(seen) + 1), made)
+                kept = [f for f in fields if not f.startswith("seen=")]
+                state = game.parse_position(" ".join([*kept, "seen=" + ",".join(seen)]))
+                array = twin.from_reference(state)
+            text, length = twin.position(array), int(array[S_HISTORY_LENGTH])
+            found = twin.history_reference(twin.params, array)
+
+            def allowed(start: int, array: Array = array) -> tuple[list[int], str | None]:
+                cut = game.parse_position(_history_from(game, array, start))
+                return cut.legal_moves(), cut.end_reason
+
+            now = (state.legal_moves(), state.end_reason)
+            assert allowed(0) == now
+            if found == NO_REFERENCE:
+                assert allowed(length) == now, text
+                continue
+            references += 1
+            assert 0 <= found < length
+            assert allowed(found) == now, text
+            assert allowed(found + 1) != now, text
+    assert references >= 10
 
 
 def test_moves_played_before_conversion_can_be_undone() -> None:

@@ -100,8 +100,12 @@ def solve(
         bool, typer.Option("--openings", help="Also give the value of every legal move.")
     ] = False,
     table_bits: Annotated[
-        int, typer.Option(help="Transposition table of 2**BITS buckets (32 bytes each).")
-    ] = 22,
+        int | None,
+        typer.Option(
+            help="Transposition table of 2**BITS buckets of two entries (default 22 for "
+            "Alternator, 16 bytes an entry; 20 for Alak, whose entries are 16·(N+2) bytes)."
+        ),
+    ] = None,
     as_json: JsonOpt = False,
     quiet: QuietOpt = False,
 ) -> None:
@@ -113,7 +117,7 @@ def solve(
     """
     game = build_game(game_name, size, komi, rules, edge_capture)
     state = _start(game, position, moves)
-    if not 10 <= table_bits <= 30:
+    if table_bits is not None and not 10 <= table_bits <= 30:
         fail("--table-bits must be 10 to 30")
     try:
         solver = Solver(game, table_bits, progress=None if quiet else stderr_progress)

@@ -32,6 +32,19 @@ Kernels (all ``@njit(cache=True)``):
     leaves out (Alak: the boards that no-repetition / superko forbid, the repetition counts of
     traditional rules; Alternator: 0, its rules never look back). A search may reuse a stored
     result for a position only when both keys match.
+``history_length(params, state) -> int``
+    How many earlier positions the state's history holds (loaded ones included): the present
+    position is number ``history_length``, the oldest number 0. Alternator: 0.
+``history_board(params, state, index) -> int``
+    The stones of position ``index`` (``index == history_length``: the present one) packed into
+    one int64, Black's in the low 32 bits and White's in the high 32 (boards of at most 32
+    points; 0 for games whose rules never look back). Solvers use it to tell which earlier
+    boards a stored result could depend on (docs/solver.md).
+``history_reference(params, state) -> int``
+    The earliest history position whose *presence* changed what the rules allow now: for each
+    placement refused because its board was seen before, the latest position with that board;
+    for a game ended by a third repetition, the first of the occurrences. Of these the least;
+    :data:`NO_REFERENCE` when the present moves and end do not depend on the history.
 ``evaluate(params, state) -> float``
     A heuristic estimate of the final margin (Black minus White) for ongoing positions.
 ``move_order(params, state, move) -> float``
@@ -50,6 +63,9 @@ import numpy.typing as npt
 from agon.core.game import Game, State
 
 Array = npt.NDArray[np.int64]
+
+NO_REFERENCE = 1 << 40
+"""What ``history_reference`` returns when the history decides nothing now."""
 
 
 @dataclass(frozen=True, eq=False)
@@ -74,8 +90,14 @@ class FastTwin:
     margin: Any
     key: Any
     history_key: Any
+    history_length: Any
+    history_board: Any
+    history_reference: Any
     evaluate: Any
     move_order: Any
+    repeats_count: bool = False
+    """Whether a position's *number* of earlier occurrences matters (a third repetition ends
+    the game), not only whether its board was seen."""
 
     def legal_list(self, state: Array) -> list[int]:
         """Legal moves as a Python list (convenience for tests and interfaces)."""

@@ -57,6 +57,21 @@ SIGNATURES = TwinKernels(
 )
 
 
+class HistoryKernels(NamedTuple):
+    """The kernels that tell a solver which part of the history a result depends on."""
+
+    history_length: Any
+    history_board: Any
+    history_reference: Any
+
+
+HISTORY_SIGNATURES = HistoryKernels(
+    history_length=types.int64(*_QUERY),
+    history_board=types.int64(_ARRAY, _ARRAY, types.int64),
+    history_reference=types.int64(*_QUERY),
+)
+
+
 def twin_for(game: Game) -> FastTwin:
     """The fast twin of a variant (each game's ``fast_twin`` builds it once per variant)."""
     if isinstance(game, Alternator):
@@ -68,16 +83,22 @@ def twin_for(game: Game) -> FastTwin:
 
 def kernels_for(twin: FastTwin) -> TwinKernels:
     """The twin's kernels as C callbacks (built once per game: every variant shares them)."""
-    return _callbacks(*(getattr(twin, name) for name in TwinKernels._fields))
+    return TwinKernels(*_compile(SIGNATURES, *(getattr(twin, n) for n in TwinKernels._fields)))
+
+
+def history_kernels_for(twin: FastTwin) -> HistoryKernels:
+    """The twin's history kernels as C callbacks."""
+    names = HistoryKernels._fields
+    return HistoryKernels(*_compile(HISTORY_SIGNATURES, *(getattr(twin, n) for n in names)))
 
 
 @functools.cache
-def _callbacks(*dispatchers: Any) -> TwinKernels:
-    return TwinKernels(
-        *(
-            cfunc(signature, cache=True)(dispatcher.py_func)
-            for signature, dispatcher in zip(SIGNATURES, dispatchers, strict=True)
-        )
+def _compile(signatures: tuple[Any, ...], *dispatchers: Any) -> tuple[Any, ...]:
+    """C callbacks of the dispatchers' Python functions (built once per game: every variant
+    shares them)."""
+    return tuple(
+        cfunc(signature, cache=True)(dispatcher.py_func)
+        for signature, dispatcher in zip(signatures, dispatchers, strict=True)
     )
 
 

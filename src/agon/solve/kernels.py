@@ -25,15 +25,18 @@ import numpy as np
 import numpy.typing as npt
 from numba import njit
 
-from agon.core.fast import Array
+from agon.core.fast import NO_REFERENCE, Array
 
 FloatArray = npt.NDArray[np.float64]
 Kernel = Any
 
 # control fields
 C_NODES, C_LIMIT, C_ABORTED, C_MAX_PLY, C_SCALE, C_OVERFLOW, C_TT_HITS, C_STORES = range(8)
-C_USE_SYMMETRY, C_MAX_VALUE = 8, 9
-CONTROL_SIZE = 10
+C_USE_SYMMETRY, C_MAX_VALUE, C_HISTORY, C_REPEATS_COUNT, C_FREE_HITS = 8, 9, 10, 11, 12
+CONTROL_SIZE = 13
+
+DEPENDS_ON_ALL = -1
+"""A history reference that makes every ancestor's result depend on its history."""
 
 INFINITY = 1 << 18
 """Larger than any margin in units."""
@@ -86,10 +89,16 @@ def tt_find(tt: Array, key: int) -> int:
 
 
 @njit(cache=True)
-def tt_store(tt: Array, key: int, lower: int, upper: int, move: int, work: int) -> None:
-    """Record bounds for ``key``, tightening what is already known about it."""
+def tt_store(
+    tt: Array, summaries: Array, key: int, lower: int, upper: int, move: int, work: int,
+    summary: Array, keep_summary: bool,
+) -> None:
+    """Record bounds for ``key``, tightening what is already known about it; with
+    ``keep_summary``, also the summary of the boards the proof met (merged with the summary
+    already there, since the tightened bounds rest on both proofs)."""
     row = tt_find(tt, key)
-    if row >= 0:
+    merge = row >= 0
+    if merge:
         old_lower, old_upper, old_move, old_work = unpack(tt[row, 1])
         lower = max(lower, old_lower)
         upper = min(upper, old_upper)
@@ -102,6 +111,81 @@ def tt_store(tt: Array, key: int, lower: int, upper: int, move: int, work: int) 
             row += 1
     tt[row, 0] = key
     tt[row, 1] = pack(lower, upper, move, work)
+    if keep_summary:
+        if merge:
+            merge_summary(summaries[row], summary)
+        else:
+            summaries[row, :] = summary
+
+
+# --- history-free results (see docs/solver.md) -------------------------------------------
+#
+# A *summary* describes a set of boards (those a proof met): for each number of stones ``c``
+# (its *level*), the stones every board of ``c`` stones has (``summary[2c]``; all bits where
+# there is none) and the stones some board of ``c`` stones has (``summary[2c + 1]``). A board
+# could be in the set only if it passes its level's two tests. Boards are packed as
+# ``history_board`` packs them. A node's ``trace`` row is its history reference, then its
+# summary.
+
+
+@njit(cache=True)
+def popcount(mask: int) -> int:
+    count = 0
+    while mask:
+        mask &= mask - 1
+        count += 1
+    return count
+
+
+@njit(cache=True)
+def start_trace(trace_row: Array, board: int) -> None:
+    """A node's trace before anything is searched: no reference, its own board met."""
+    trace_row[0] = NO_REFERENCE
+    trace_row[1::2] = -1
+    trace_row[2::2] = 0
+    level = popcount(board)
+    trace_row[1 + 2 * level] = board
+    trace_row[2 + 2 * level] = board
+
+
+@njit(cache=True)
+def merge_summary(summary: Array, other: Array) -> None:
+    """Make ``summary`` describe its boards and ``other``'s."""
+    for index in range(0, summary.shape[0], 2):
+        summary[index] &= other[index]
+        summary[index + 1] |= other[index + 1]
+
+
+@njit(cache=True)
+def merge_trace(trace_row: Array, reference: int, summary: Array) -> None:
+    trace_row[0] = min(trace_row[0], reference)
+    merge_summary(trace_row[1:], summary)
+
+
+@njit(cache=True)
+def may_be_among(board: int, summary: Array) -> bool:
+    """Whether ``board`` could be one of the boards ``summary`` describes."""
+    level = popcount(board)
+    common, seen = summary[2 * level], summary[2 * level + 1]
+    return board & common == common and board & ~seen == 0
+
+
+@njit(cache=True)
+def free_entry_applies(
+    history_board: Kernel, params: Array, state: Array, length: int, present: int,
+    summary: Array, repeats_count: bool,
+) -> bool:
+    """Whether a history-free result whose proof met the boards ``summary`` describes holds
+    here: no earlier board of this game could be one of them. (The present board is met by
+    every proof from here; where only a board's presence counts, an earlier copy of it changes
+    nothing.)"""
+    for index in range(length - 1, -1, -1):
+        board = history_board(params, state, index)
+        if board == present and not repeats_count:
+            continue
+        if may_be_among(board, summary):
+            return False
+    return True
 
 
 @njit(cache=True)
@@ -170,6 +254,9 @@ def negamax(
     key: Kernel,
     history_key: Kernel,
     canonical: Kernel,
+    history_length: Kernel,
+    history_board: Kernel,
+    history_reference: Kernel,
     params: Array,
     symmetry: Array,
     move_maps: Array,
@@ -180,9 +267,11 @@ def negamax(
     ply: int,
     depth: int,
     tt: Array,
+    summaries: Array,
     control: Array,
     moves: Array,
     scores: FloatArray,
+    trace: Array,
     image: Array,
     pass_move: int,
     cutoffs: Array,
@@ -205,6 +294,11 @@ def negamax(
     node that has met an unknown move can no longer be proven low, so it asks its other moves
     only what :data:`NEED_HIGH` asks. This keeps depth-limited searches from exploring every
     line to the limit (the null-window searches of MTD(f) are the windows it is meant for).
+
+    Where the rules read the history (``control[C_HISTORY]``), ``trace[ply]`` gets what the
+    result rests on: the earliest history position it depends on (``trace[ply, 0]``) and a
+    summary of the boards its proof met; a result that depends on no position before this
+    one is stored *history-free*, under the present key alone (docs/solver.md).
     """
     control[C_NODES] += 1
     if control[C_NODES] >= control[C_LIMIT] or ply + 1 >= moves.shape[0]:
@@ -214,17 +308,40 @@ def negamax(
         return 0
     if ply > control[C_MAX_PLY]:
         control[C_MAX_PLY] = ply
+    history = control[C_HISTORY] != 0
+    length, present = 0, 0
+    if history:
+        length = history_length(params, state)
+        present = history_board(params, state, length)
+        start_trace(trace[ply], present)
     # no margin lies outside ±C_MAX_VALUE: a window beyond it is settled at once
     if alpha >= control[C_MAX_VALUE]:
         return control[C_MAX_VALUE]  # type: ignore[no-any-return]
     if beta <= -control[C_MAX_VALUE]:
         return -control[C_MAX_VALUE]  # type: ignore[no-any-return]
     nodes_before = control[C_NODES]
-    table_key = position_key(key, history_key, canonical, params, symmetry, state, image, control)
-    frame = image[0]
     symmetries = move_maps.shape[0] >> 1
+    free_key, table_key, frame, row = 0, 0, 0, -1
+    if history:
+        free_key = key(params, state)
+        row = tt_find(tt, free_key)
+        if row >= 0 and free_entry_applies(
+            history_board, params, state, length, present, summaries[row],
+            control[C_REPEATS_COUNT] != 0,
+        ):
+            control[C_FREE_HITS] += 1
+            merge_trace(trace[ply], NO_REFERENCE, summaries[row])
+        else:
+            row = -1
+    if row < 0:
+        table_key = position_key(
+            key, history_key, canonical, params, symmetry, state, image, control
+        )
+        frame = image[0]
+        row = tt_find(tt, table_key)
+        if row >= 0 and history:
+            trace[ply, 0] = DEPENDS_ON_ALL
     first = -1
-    row = tt_find(tt, table_key)
     if row >= 0:
         lower, upper, stored_move, _ = unpack(tt[row, 1])
         control[C_TT_HITS] += 1
@@ -237,6 +354,8 @@ def negamax(
         if stored_move >= 0:
             first = move_maps[symmetries + frame, stored_move]
     count = legal_moves(params, state, moves[ply])
+    if history:
+        trace[ply, 0] = min(trace[ply, 0], history_reference(params, state))
     if count == 0:
         return terminal_value(margin, params, state, sign, control[C_SCALE])
     best, best_move = -INFINITY, -1
@@ -249,6 +368,9 @@ def negamax(
             best_move = pass_move
             window = max(window, best)
             count -= 1
+            if history:
+                reference = history_reference(params, state)
+                trace[ply, 0] = min(trace[ply, 0], reference)
         undo(params, state)
     unknown = False
     if depth <= 0 and best < beta:
@@ -263,12 +385,15 @@ def negamax(
         play(params, state, move)
         value = negamax(
             legal_moves, play, undo, margin, move_order, key, history_key, canonical,
-            params, symmetry, move_maps, state, -beta, -window, -sign, ply + 1, depth - 1,
-            tt, control, moves, scores, image, pass_move, cutoffs, asked,
+            history_length, history_board, history_reference, params, symmetry, move_maps,
+            state, -beta, -window, -sign, ply + 1, depth - 1, tt, summaries, control, moves,
+            scores, trace, image, pass_move, cutoffs, asked,
         )
         undo(params, state)
         if control[C_ABORTED] != 0:
             return 0
+        if history:
+            merge_trace(trace[ply], trace[ply + 1, 0], trace[ply + 1, 1:])
         if value == UNKNOWN:
             unknown = True
             if need == NEED_LOW:
@@ -281,13 +406,23 @@ def negamax(
             window = max(window, value)
             if window >= beta:
                 cutoffs[side, move] += 1
+    if unknown and best <= alpha:
+        return UNKNOWN
+    if history and trace[ply, 0] >= length:
+        table_key, frame = free_key, 0
+    elif history and table_key == 0:
+        table_key = position_key(
+            key, history_key, canonical, params, symmetry, state, image, control
+        )
+        frame = image[0]
     if unknown and best < beta:
-        if best > alpha:
-            tt_store(tt, table_key, best, INFINITY, move_maps[frame, best_move], 0)
+        tt_store(tt, summaries, table_key, best, INFINITY, move_maps[frame, best_move], 0,
+                 trace[ply, 1:], history)
         return UNKNOWN
     lower = best if best > alpha else -INFINITY
     upper = best if best < beta else INFINITY
     work = log2_work(control[C_NODES] - nodes_before + 1)
-    tt_store(tt, table_key, lower, upper, move_maps[frame, best_move], work)
+    tt_store(tt, summaries, table_key, lower, upper, move_maps[frame, best_move], work,
+             trace[ply, 1:], history)
     control[C_STORES] += 1
     return best

@@ -33,14 +33,18 @@ from agon.games.alak import Alak
 from agon.games.alak import fast as alak_fast
 from agon.games.alak.rules import AlakRules
 from agon.games.alternator import Alternator
-from agon.search.twins import kernels_for, twin_for
+from agon.search.twins import history_kernels_for, kernels_for, twin_for
 from agon.solve import kernels as K
 from agon.solve.symmetry import Symmetries, symmetries_for
 
 FIRST_DEPTH = 8
 """Plies of the first search of iterative deepening (each next one goes a third deeper)."""
-DEFAULT_TABLE_BITS = 22
-"""2**22 buckets of two entries, 16 bytes each: 128 MiB."""
+
+
+def default_table_bits(game: Game) -> int:
+    """2**22 buckets of two entries, 16 bytes each (128 MiB), for Alternator; 2**20 for Alak,
+    whose entries also keep a summary of 16·(N+1) bytes (432 MiB on 12 points)."""
+    return 20 if isinstance(game, Alak) else 22
 
 
 class SolveInterrupted(Exception):
@@ -128,7 +132,7 @@ class Solver:
     def __init__(
         self,
         game: Game,
-        table_bits: int = DEFAULT_TABLE_BITS,
+        table_bits: int | None = None,
         symmetry: bool = True,
         progress: Callable[[str], None] | None = None,
         chunk_seconds: float = 1.0,
@@ -141,8 +145,19 @@ class Solver:
         self.twin: FastTwin = twin_for(self.variant)
         self.symmetries: Symmetries = symmetries_for(self.variant, symmetry)
         self.scale = 1 if float(self.variant.komi).is_integer() else 2
+        if table_bits is None:
+            table_bits = default_table_bits(game)
         self.table = np.zeros((2 << table_bits, 2), dtype=np.int64)
+        # the summaries of history-free results, one per table row (docs/solver.md)
+        # (boards of more than 32 points do not pack into one int64: every result of theirs is
+        # stored under its whole history, which is also sound)
+        history = isinstance(self.variant, Alak) and self.variant.size <= 32
+        self._summary_size = 2 * (self.variant.size + 1) if history else 2
+        rows = self.table.shape[0] if history else 1
+        self.summaries = np.zeros((rows, self._summary_size), dtype=np.int64)
         self.control = np.zeros(K.CONTROL_SIZE, dtype=np.int64)
+        self.control[K.C_HISTORY] = int(history)
+        self.control[K.C_REPEATS_COUNT] = int(self.twin.repeats_count)
         self.control[K.C_SCALE] = self.scale
         self.control[K.C_USE_SYMMETRY] = int(len(self.symmetries.names) > 1)
         self.control[K.C_MAX_VALUE] = min(largest_margin(self.variant) * self.scale, K.INFINITY)
@@ -206,12 +221,13 @@ class Solver:
         plies = plies_available(self.variant, array)
         moves = np.zeros((plies + 1, self.twin.num_actions), dtype=np.int64)
         scores = np.zeros(moves.shape, dtype=np.float64)
+        trace = np.zeros((plies + 1, 1 + self._summary_size), dtype=np.int64)
         # games as short as Alternator's are searched to their end at once
         depth = FIRST_DEPTH if plies > 4 * self.twin.num_actions else plies - 1
         try:
             while True:
                 self._depth = min(depth, plies - 1)
-                value = self._search(array, alpha, beta, sign, self._depth, moves, scores)
+                value = self._search(array, alpha, beta, sign, self._depth, moves, scores, trace)
                 if value != K.UNKNOWN:
                     return value
                 if depth >= plies - 1:
@@ -233,7 +249,7 @@ class Solver:
 
     def _search(
         self, array: Array, alpha: int, beta: int, sign: int, depth: int, moves: Array,
-        scores: npt.NDArray[np.float64],
+        scores: npt.NDArray[np.float64], trace: Array,
     ) -> int:
         """One depth-limited search, run in chunks of about :attr:`chunk_seconds`."""
         control = self.control
@@ -245,7 +261,8 @@ class Solver:
                 search(
                     *self._kernels, self.twin.params, self.symmetries.data,
                     self.symmetries.move_maps, array, alpha, beta, sign, 0, depth, self.table,
-                    control, moves, scores, self.image, self._pass_move, self.cutoffs, K.NEED_ALL,
+                    self.summaries, control, moves, scores, trace, self.image, self._pass_move,
+                    self.cutoffs, K.NEED_ALL,
                 )
             )
             if not control[K.C_ABORTED]:
@@ -349,13 +366,16 @@ def _kernel_arguments(twin: FastTwin, symmetries: Symmetries, inline: bool) -> t
     callbacks (one search for every game, cached on disk)."""
     if inline:
         kernels: Any = twin
+        history: Any = twin
         canonical = symmetries.canonical
     else:
         kernels = kernels_for(twin)
+        history = history_kernels_for(twin)
         canonical = _canonical_callback(symmetries.canonical)
     return (
         kernels.legal_moves, kernels.play, kernels.undo, kernels.margin, kernels.move_order,
-        kernels.key, kernels.history_key, canonical,
+        kernels.key, kernels.history_key, canonical, history.history_length,
+        history.history_board, history.history_reference,
     )
 
 

@@ -68,7 +68,7 @@ import numpy as np
 from numba import njit
 
 from agon.core.errors import AgonError
-from agon.core.fast import Array, FastTwin
+from agon.core.fast import NO_REFERENCE, Array, FastTwin
 from agon.core.game import State
 from agon.core.player import Player
 from agon.games.alak.rules import (
@@ -217,6 +217,16 @@ def _seen_before(state: Array, black: int, white: int, length: int) -> bool:
         if state[base + S_BLACK] == black and state[base + S_WHITE] == white:
             return True
     return False
+
+
+@njit(cache=True)
+def _latest_occurrence(state: Array, black: int, white: int) -> int:
+    """The index of the last history record with this board, or -1."""
+    for index in range(state[S_HISTORY_LENGTH] - 1, -1, -1):
+        base = HEADER + RECORD * index
+        if state[base + S_BLACK] == black and state[base + S_WHITE] == white:
+            return index
+    return -1
 
 
 @njit(cache=True)
@@ -475,6 +485,56 @@ def history_key(params: Array, state: Array) -> int:
 
 
 @njit(cache=True)
+def history_length(params: Array, state: Array) -> int:
+    return state[S_HISTORY_LENGTH]  # type: ignore[no-any-return]
+
+
+@njit(cache=True)
+def history_board(params: Array, state: Array, index: int) -> int:
+    """Record ``index``'s stones (the present ones at the history length), Black's in the low
+    32 bits, White's in the high 32."""
+    base = 0 if index == state[S_HISTORY_LENGTH] else HEADER + RECORD * index
+    return state[base + S_BLACK] | (state[base + S_WHITE] << 32)  # type: ignore[no-any-return]
+
+
+@njit(cache=True)
+def history_reference(params: Array, state: Array) -> int:
+    """The earliest history record that decides something now (see :mod:`agon.core.fast`):
+    placements refused by no-repetition or superko, and a third repetition."""
+    if _over_before_placements(params, state) == BOTH_PASSED:
+        return NO_REFERENCE
+    rules = params[P_RULES]
+    reference = NO_REFERENCE
+    if rules == TRADITIONAL:
+        # ko reads the ko board, part of the present position; only the third repetition
+        # reads the history
+        if _repetitions(state) >= 3:
+            black, white, side = state[S_BLACK], state[S_WHITE], state[S_SIDE]
+            for index in range(state[S_HISTORY_LENGTH]):
+                base = HEADER + RECORD * index
+                if (
+                    state[base + S_BLACK] == black
+                    and state[base + S_WHITE] == white
+                    and state[base + S_SIDE] == side
+                ):
+                    return index
+        return reference
+    occupied = state[S_BLACK] | state[S_WHITE]
+    for point in range(params[P_SIZE]):
+        if _bit(occupied, point) or (rules == BALJEU and _bit(state[S_CAPTURED], point)):
+            continue
+        black, white, captured = _place(params, state, point)
+        if rules != BALJEU and captured == 0:
+            own = black if state[S_SIDE] == 0 else white
+            if not _chain_has_liberty(own, black | white, point, params[P_SIZE]):
+                continue  # suicide: refused whatever the history
+        latest = _latest_occurrence(state, black, white)
+        if latest >= 0:
+            reference = min(reference, latest)
+    return reference
+
+
+@njit(cache=True)
 def evaluate(params: Array, state: Array) -> float:
     """Heuristic final margin (Black minus White) of an ongoing position; see
     docs/evaluation.md, "Alak"."""
@@ -674,6 +734,10 @@ def fast_twin(game: Alak) -> FastTwin:
         margin=margin,
         key=key,
         history_key=history_key,
+        history_length=history_length,
+        history_board=history_board,
+        history_reference=history_reference,
         evaluate=evaluate,
         move_order=move_order,
+        repeats_count=rules is AlakRules.TRADITIONAL,
     )

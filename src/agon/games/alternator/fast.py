@@ -47,7 +47,7 @@ import numpy.typing as npt
 from numba import njit
 
 from agon.core.errors import AgonError
-from agon.core.fast import FastTwin
+from agon.core.fast import NO_REFERENCE, FastTwin
 from agon.core.game import State
 from agon.core.player import Player
 from agon.games.alternator.rules import REASON_PASSES, Alternator, AlternatorState
@@ -257,6 +257,22 @@ def history_key(params: Array, state: Array) -> int:
 
 
 @njit(cache=True)
+def history_length(params: Array, state: Array) -> int:
+    """Always 0: no earlier position matters (see :func:`history_key`)."""
+    return 0
+
+
+@njit(cache=True)
+def history_board(params: Array, state: Array, index: int) -> int:
+    return 0
+
+
+@njit(cache=True)
+def history_reference(params: Array, state: Array) -> int:
+    return NO_REFERENCE
+
+
+@njit(cache=True)
 def _smallest_neighbour(params: Array, state: Array, cell: int) -> int:
     """The size of the smallest root next to ``cell``, 0 if it has none."""
     smallest = 0
@@ -397,6 +413,9 @@ def fast_twin(game: Alternator) -> FastTwin:
         margin=margin,
         key=key,
         history_key=history_key,
+        history_length=history_length,
+        history_board=history_board,
+        history_reference=history_reference,
         evaluate=evaluate,
         move_order=move_order,
     )
