@@ -292,7 +292,9 @@ def test_history_reference_names_the_earliest_record_that_matters(rules: AlakRul
             text, length = twin.position(array), int(array[S_HISTORY_LENGTH])
             found = twin.history_reference(twin.params, array)
 
-            def allowed(start: int, array: Array = array) -> tuple[list[int], str | None]:
+            def allowed(
+                start: int, array: Array = array, game: Alak = game
+            ) -> tuple[list[int], str | None]:
                 cut = game.parse_position(_history_from(game, array, start))
                 return cut.legal_moves(), cut.end_reason
 

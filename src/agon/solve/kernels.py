@@ -167,7 +167,7 @@ def may_be_among(board: int, summary: Array) -> bool:
     """Whether ``board`` could be one of the boards ``summary`` describes."""
     level = popcount(board)
     common, seen = summary[2 * level], summary[2 * level + 1]
-    return board & common == common and board & ~seen == 0
+    return bool(board & common == common and board & ~seen == 0)
 
 
 @njit(cache=True)

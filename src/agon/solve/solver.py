@@ -151,8 +151,9 @@ class Solver:
         # the summaries of history-free results, one per table row (docs/solver.md)
         # (boards of more than 32 points do not pack into one int64: every result of theirs is
         # stored under its whole history, which is also sound)
-        history = isinstance(self.variant, Alak) and self.variant.size <= 32
-        self._summary_size = 2 * (self.variant.size + 1) if history else 2
+        points = self.variant.size if isinstance(self.variant, Alak) else 0
+        history = 0 < points <= 32
+        self._summary_size = 2 * (points + 1) if history else 2
         rows = self.table.shape[0] if history else 1
         self.summaries = np.zeros((rows, self._summary_size), dtype=np.int64)
         self.control = np.zeros(K.CONTROL_SIZE, dtype=np.int64)
