@@ -28,6 +28,9 @@ DEFAULT_OUT = Path("docs/results.md")
 TABLE_BITS = 23
 """Alternator's table in the tables (Alak's entries are larger: see ALAK_TABLE_BITS)."""
 ALAK_TABLE_BITS = 21
+OPENINGS_SECONDS = 60.0
+"""The time every job may spend on the values of its weaker openings, or 4 times what its value
+and best moves took if that is more (within ``--max-seconds`` in all)."""
 ALAK_SIZES = range(1, 13)
 TROMP_TAYLOR_STRETCH = range(13, 17)
 ALTERNATOR_MAX_CELLS = 20
@@ -126,13 +129,16 @@ def _solve(job: Job, max_seconds: float, progress: Progress | None) -> dict[str,
         "seconds": round(solution.seconds, 2),
     }
     if job.openings:
-        solver.max_seconds = max_seconds - solution.seconds
+        # the weaker openings can cost far more than the value: they get a share of the time
+        solver.max_seconds = min(
+            max_seconds - solution.seconds, max(OPENINGS_SECONDS, 4 * solution.seconds)
+        )
         try:
             openings = solver.solve(job.state(), openings=True)
         except SolveInterrupted as stop:
             if not stop.timed_out:
                 raise KeyboardInterrupt from None
-            record["openings_max_seconds"] = max_seconds
+            record["openings_max_seconds"] = round(solver.max_seconds)
         else:
             assert openings.move_values is not None
             record["moves"] = {game.format_move(m): v for m, v in openings.move_values.items()}
