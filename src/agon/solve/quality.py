@@ -72,10 +72,10 @@ def _game_positions(game: Game, agent: Agent) -> list[tuple[State, Move]]:
 
 def _loss(solver: Solver, state: State, move: Move) -> float:
     """The margin the mover gives away by playing ``move`` (0 for an optimal move)."""
-    solution = solver.solve(state, openings=True)
-    assert solution.move_values is not None
+    after = state.copy()
+    after.play(move)
     view = -1.0 if state.to_move is Player.WHITE else 1.0
-    return view * (solution.value - solution.move_values[move])
+    return view * (solver.margin(state) - solver.margin(after))
 
 
 def measure_quality(

@@ -1,0 +1,79 @@
+"""`agon quality`: the margin an agent's move gives away, against plain minimax, and the
+report and command around it."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from tests.test_solve import reference
+from typer.testing import CliRunner
+
+from agon.cli import app
+from agon.core.game import Game
+from agon.core.player import Player
+from agon.games.alak import Alak
+from agon.games.alak.rules import AlakRules
+from agon.games.alternator import Alternator
+from agon.solve.quality import _loss, measure_quality
+from agon.solve.solver import Solver
+
+runner = CliRunner()
+
+
+@pytest.mark.parametrize(
+    ("game", "moves"),
+    [
+        (Alternator(2, 3), []),
+        (Alternator(3, 2, 0.5), []),
+        (Alak(5, AlakRules.BALJEU), [1]),
+        (Alak(4, AlakRules.TROMP_TAYLOR), [1, 2]),
+        (Alak(3, AlakRules.TRADITIONAL), []),
+    ],
+    ids=str,
+)
+def test_loss_is_the_margin_a_move_gives_away(game: Game, moves: list[int]) -> None:
+    state = game.new_state()
+    state.play_all(moves)
+    value, move_values = reference(state)
+    view = -1 if state.to_move is Player.WHITE else 1
+    solver = Solver(game, 14)
+    losses = {move: _loss(solver, state, move) for move in state.legal_moves()}
+    assert losses == {move: view * (value - after) for move, after in move_values.items()}
+    assert min(losses.values()) == 0
+    assert max(losses.values()) > 0  # a position where a move can be a mistake
+
+
+def test_random_play_gives_points_away_and_the_report_adds_up() -> None:
+    report = measure_quality(Alak(6, AlakRules.BALJEU), "random", positions=12, seed=3)
+    assert report.positions == report.from_random + report.from_self_play == 12
+    assert report.from_random == 6
+    assert 0 < report.optimal < report.positions
+    assert report.total_loss > 0
+    assert report.mean_loss == report.total_loss / 12
+
+
+def test_the_quality_command() -> None:
+    result = runner.invoke(
+        app, ["quality", "alak", "greedy", "--size", "5", "--positions", "4", "--json", "-q"]
+    )
+    assert result.exit_code == 0, result.output
+    report = json.loads(result.stdout)
+    assert report["positions"] == 4
+    assert report["agent"] == "greedy"
+    assert 0 <= report["optimal_share"] <= 1
+    assert report["mean_loss"] >= 0
+
+
+@pytest.mark.parametrize(
+    ("arguments", "message"),
+    [
+        (["alak", "greedy", "--positions", "0"], "--positions must be at least 1"),
+        (["alak", "nobody", "--positions", "2"], "nobody"),
+    ],
+)
+def test_bad_quality_options_are_named(arguments: list[str], message: str) -> None:
+    result = runner.invoke(app, ["quality", *arguments])
+    assert result.exit_code == 2
+    assert message in result.output
+    assert "Traceback" not in result.output
