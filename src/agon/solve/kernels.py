@@ -33,7 +33,11 @@ Kernel = Any
 # control fields
 C_NODES, C_LIMIT, C_ABORTED, C_MAX_PLY, C_SCALE, C_OVERFLOW, C_TT_HITS, C_STORES = range(8)
 C_USE_SYMMETRY, C_MAX_VALUE, C_HISTORY, C_REPEATS_COUNT, C_FREE_HITS = 8, 9, 10, 11, 12
-CONTROL_SIZE = 13
+C_ITERATION, C_HINT_HITS = 13, 14
+CONTROL_SIZE = 15
+
+HINT_MIN_DEPTH = 3
+"""Unknown results of searches at least this deep are remembered (see ``negamax``)."""
 
 DEPENDS_ON_ALL = -1
 """A history reference that makes every ancestor's result depend on its history."""
@@ -268,6 +272,7 @@ def negamax(
     depth: int,
     tt: Array,
     summaries: Array,
+    hints: Array,
     control: Array,
     moves: Array,
     scores: FloatArray,
@@ -299,6 +304,12 @@ def negamax(
     result rests on: the earliest history position it depends on (``trace[ply, 0]``) and a
     summary of the boards its proof met; a result that depends on no position before this
     one is stored *history-free*, under the present key alone (docs/solver.md).
+
+    ``hints`` remembers the situations (key and history) whose null-window search of this
+    iteration (``control[C_ITERATION]``, one per depth limit of one probe) ended unknown, with
+    the depth: searched again at that depth or less, they are unknown again at once. This
+    saves the work a chunk's restart or a transposition would repeat; a hint proves nothing,
+    so it can cost no soundness.
     """
     control[C_NODES] += 1
     if control[C_NODES] >= control[C_LIMIT] or ply + 1 >= moves.shape[0]:
@@ -353,6 +364,16 @@ def negamax(
         beta = min(beta, upper)
         if stored_move >= 0:
             first = move_maps[symmetries + frame, stored_move]
+    hint, situation = -1, 0
+    if depth >= HINT_MIN_DEPTH and beta - alpha == 1:
+        situation = key(params, state) ^ history_key(params, state)
+        hint = situation & (hints.shape[0] - 1)
+        if hints[hint, 0] == situation and hints[hint, 1] >> 16 == control[C_ITERATION]:
+            if hints[hint, 1] & 0xFFFF >= depth:
+                control[C_HINT_HITS] += 1
+                return UNKNOWN
+        hints[hint, 0] = situation
+        hints[hint, 1] = -1  # not known yet: set if this search ends unknown
     count = legal_moves(params, state, moves[ply])
     if history:
         trace[ply, 0] = min(trace[ply, 0], history_reference(params, state))
@@ -386,8 +407,8 @@ def negamax(
         value = negamax(
             legal_moves, play, undo, margin, move_order, key, history_key, canonical,
             history_length, history_board, history_reference, params, symmetry, move_maps,
-            state, -beta, -window, -sign, ply + 1, depth - 1, tt, summaries, control, moves,
-            scores, trace, image, pass_move, cutoffs, asked,
+            state, -beta, -window, -sign, ply + 1, depth - 1, tt, summaries, hints, control,
+            moves, scores, trace, image, pass_move, cutoffs, asked,
         )
         undo(params, state)
         if control[C_ABORTED] != 0:
@@ -406,6 +427,8 @@ def negamax(
             window = max(window, value)
             if window >= beta:
                 cutoffs[side, move] += 1
+    if unknown and best < beta and hint >= 0 and hints[hint, 0] == situation:
+        hints[hint, 1] = control[C_ITERATION] << 16 | min(depth, 0xFFFF)
     if unknown and best <= alpha:
         return UNKNOWN
     if history and trace[ply, 0] >= length:

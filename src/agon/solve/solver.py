@@ -37,6 +37,8 @@ from agon.search.twins import history_kernels_for, kernels_for, twin_for
 from agon.solve import kernels as K
 from agon.solve.symmetry import Symmetries, symmetries_for
 
+HINT_BITS = 20
+"""Entries of the table of unknown results (16 bytes each)."""
 FIRST_DEPTH = 8
 """Plies of the first search of iterative deepening (each next one goes a third deeper)."""
 
@@ -156,6 +158,7 @@ class Solver:
         self._summary_size = 2 * (points + 1) if history else 2
         rows = self.table.shape[0] if history else 1
         self.summaries = np.zeros((rows, self._summary_size), dtype=np.int64)
+        self.hints = np.zeros((1 << HINT_BITS, 2), dtype=np.int64)
         self.control = np.zeros(K.CONTROL_SIZE, dtype=np.int64)
         self.control[K.C_HISTORY] = int(history)
         self.control[K.C_REPEATS_COUNT] = int(self.twin.repeats_count)
@@ -228,6 +231,7 @@ class Solver:
         try:
             while True:
                 self._depth = min(depth, plies - 1)
+                self.control[K.C_ITERATION] += 1
                 value = self._search(array, alpha, beta, sign, self._depth, moves, scores, trace)
                 if value != K.UNKNOWN:
                     return value
@@ -262,8 +266,8 @@ class Solver:
                 search(
                     *self._kernels, self.twin.params, self.symmetries.data,
                     self.symmetries.move_maps, array, alpha, beta, sign, 0, depth, self.table,
-                    self.summaries, control, moves, scores, trace, self.image, self._pass_move,
-                    self.cutoffs, K.NEED_ALL,
+                    self.summaries, self.hints, control, moves, scores, trace, self.image,
+                    self._pass_move, self.cutoffs, K.NEED_ALL,
                 )
             )
             if not control[K.C_ABORTED]:
