@@ -368,10 +368,12 @@ def negamax(
     if depth >= HINT_MIN_DEPTH and beta - alpha == 1:
         situation = key(params, state) ^ history_key(params, state)
         hint = situation & (hints.shape[0] - 1)
-        if hints[hint, 0] == situation and hints[hint, 1] >> 16 == control[C_ITERATION]:
-            if hints[hint, 1] & 0xFFFF >= depth:
-                control[C_HINT_HITS] += 1
-                return UNKNOWN
+        known = hints[hint, 1]
+        if hints[hint, 0] == situation and known >> 16 == control[C_ITERATION] and (
+            known & 0xFFFF >= depth
+        ):
+            control[C_HINT_HITS] += 1
+            return UNKNOWN
         hints[hint, 0] = situation
         hints[hint, 1] = -1  # not known yet: set if this search ends unknown
     count = legal_moves(params, state, moves[ply])
