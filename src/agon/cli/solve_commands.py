@@ -103,7 +103,8 @@ def solve(
         int | None,
         typer.Option(
             help="Transposition table of 2**BITS buckets of two entries (default 22 for "
-            "Alternator, 16 bytes an entry; 20 for Alak, whose entries are 16·(N+2) bytes)."
+            "Alternator, 16 bytes an entry; for Alak, whose entries are 16·(N+2) bytes, 20 up "
+            "to 16 points and 18 beyond)."
         ),
     ] = None,
     as_json: JsonOpt = False,

@@ -44,9 +44,12 @@ FIRST_DEPTH = 8
 
 
 def default_table_bits(game: Game) -> int:
-    """2**22 buckets of two entries, 16 bytes each (128 MiB), for Alternator; 2**20 for Alak,
-    whose entries also keep a summary of 16·(N+1) bytes (432 MiB on 12 points)."""
-    return 20 if isinstance(game, Alak) else 22
+    """2**22 buckets of two entries, 16 bytes each (128 MiB), for Alternator; for Alak, whose
+    entries also keep a summary of 16·(N+1) bytes, 2**20 up to 16 points (432 MiB on 12)
+    and 2**18 beyond."""
+    if isinstance(game, Alak):
+        return 20 if game.size <= 16 else 18
+    return 22
 
 
 class SolveInterrupted(Exception):
