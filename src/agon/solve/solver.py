@@ -37,6 +37,8 @@ from agon.search.twins import history_kernels_for, kernels_for, twin_for
 from agon.solve import kernels as K
 from agon.solve.symmetry import Symmetries, symmetries_for
 
+MAX_CHUNK_FACTOR = 10
+"""A chunk of search runs at most this many times ``chunk_seconds``."""
 HINT_BITS = 20
 """Entries of the table of unknown results (16 bytes each)."""
 FIRST_DEPTH = 8
@@ -287,9 +289,13 @@ class Solver:
 
     def _resize_chunk(self, elapsed: float) -> None:
         # about chunk_seconds per chunk, and a little more each time so that a probe whose
-        # restarts cost more than a chunk still finishes
+        # restarts cost more than a chunk still finishes; but never more than
+        # MAX_CHUNK_FACTOR chunks' time, since Ctrl-C and time limits wait for a chunk's end
+        # (a restart finds its finished subtrees in the table and its unknown ones in the hints)
         rate = self._chunk / max(elapsed, 1e-3)
-        self._chunk = max(10_000, int(1.02 * max(self._chunk, rate * self.chunk_seconds)))
+        grown = int(1.02 * max(self._chunk, rate * self.chunk_seconds))
+        longest = int(rate * self.chunk_seconds * MAX_CHUNK_FACTOR)
+        self._chunk = max(10_000, min(grown, longest))
 
     def _report(self) -> None:
         now = time.monotonic()
