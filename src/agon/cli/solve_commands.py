@@ -145,8 +145,8 @@ def tables(
     quality_positions: Annotated[
         int,
         typer.Option(
-            help="Also measure mcts:1s and alphabeta:1s on Alternator 4x4 and Alak 9 over this "
-            "many positions each (0: keep the saved figures)."
+            help="Also measure mcts:1s and alphabeta:1s on Alternator 4x4 and on Alak 9 "
+            "without edge capture over this many positions each (0: keep the saved figures)."
         ),
     ] = 0,
     quiet: QuietOpt = False,

@@ -1,0 +1,127 @@
+"""`agon tables`: the Markdown it writes from the saved results, resuming, and giving up on
+the larger boards of a family once one runs out of time."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from typer.testing import CliRunner
+
+from agon.cli import app
+from agon.games.alak import Alak
+from agon.games.alternator import Alternator
+from agon.solve import tables
+from agon.solve.tables import Job, generate_tables, render
+
+runner = CliRunner()
+
+RESULTS: dict[str, Any] = {
+    "alternator-2x2": {"status": "solved", "value": 4.0, "best_moves": ["b1-b2"],
+                       "nodes": 30, "seconds": 0.01},
+    "alternator-2x10": {"status": "solved", "value": 2.0, "best_moves": ["b1-a1"],
+                        "nodes": 3_222_117_324, "seconds": 2695.16, "table_bits": 26},
+    "alternator-4x5": {"status": "timeout", "max_seconds": 300, "lower": -20.0, "upper": 20.0,
+                       "nodes": 10},
+    "alak-baljeu-3": {"status": "solved", "value": 1.0, "best_moves": ["2"],
+                      "moves": {"1": -1.0, "2": 1.0, "3": -1.0}, "nodes": 26, "seconds": 0.0},
+    "alak-baljeu-4": {"status": "solved", "value": -2.0, "best_moves": ["1", "4"],
+                      "openings_max_seconds": 60, "nodes": 57, "seconds": 0.01},
+    "alak-baljeu-5": {"status": "timeout", "max_seconds": 30, "lower": -5.0, "upper": 5.0,
+                      "nodes": 99},
+    "alak-tromp-taylor-8": {"status": "timeout", "max_seconds": 30, "lower": 3.0, "upper": 3.0,
+                            "nodes": 99},
+    "claim-traditional-6": {"status": "solved", "value": 0.0, "best_moves": ["2"],
+                            "nodes": 9, "seconds": 0.1},
+}
+
+
+def test_the_markdown_shows_values_openings_bounds_and_claims() -> None:
+    text = render(RESULTS)
+    assert "| 2×2 | +4 | 4 | 3.5 | 4.5 | b1-b2 | 30 | 0.01 |" in text
+    assert "| 2×10 | +2 | 2 | 1.5 | 2.5 | b1-a1 | 3,222,117,324 | 2695.16 (table 2^26) |" in text
+    assert "| 4×5 | not solved in 300 s (value in [-20, 20]) |" in text
+    assert "| 3 | +1 | 1:-1 **2:+1** 3:-1 | 26 | 0.00 |" in text
+    assert "**1** **4** best (the other openings' values not solved in 60 s)" in text
+    assert "| 5 | not solved in 30 s (value in [-5, 5]) |" in text
+    assert "| 6 | not attempted (a smaller board of its kind ran out of time) |" in text
+    # a value proven before the time ran out counts against a published table
+    assert "| 8 | +3 | +3 | yes |" in text
+    assert "| 9 | 0 | not solved | |" in text
+    assert "value 0; the openings not all solved" in text
+    assert "not measured yet" in text
+
+
+def _jobs() -> list[Job]:
+    return [
+        Job("alternator-1x2", Alternator(1, 2)),
+        Job("alak-baljeu-2", Alak(2), openings=True),
+        Job("alak-baljeu-3", Alak(3), openings=True),
+        Job("alak-tromp-taylor-2", Alak(2, tables.AlakRules.TROMP_TAYLOR), openings=True),
+    ]
+
+
+def test_tables_are_solved_saved_and_resumed(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(tables, "jobs", _jobs)
+    out = tmp_path / "results.md"
+    generate_tables(out, 30.0, fresh=False, progress=None)
+    saved = json.loads(out.with_suffix(".json").read_text())["jobs"]
+    assert saved["alternator-1x2"]["value"] == 2
+    assert saved["alak-baljeu-3"]["moves"] == {"1": -1, "2": 1, "3": -1}
+    assert saved["alak-tromp-taylor-2"]["best_moves"] == ["pass"]
+    assert "| 3 | +1 | 1:-1 **2:+1** 3:-1 |" in out.read_text()
+
+    def no_solving(*_: object) -> dict[str, Any]:
+        raise AssertionError("a saved result was solved again")
+
+    monkeypatch.setattr(tables, "_solve", no_solving)
+    out.unlink()
+    generate_tables(out, 30.0, fresh=False, progress=None)
+    assert "| 3 | +1 | 1:-1 **2:+1** 3:-1 |" in out.read_text()
+
+
+def test_a_family_is_given_up_after_its_first_timeout(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(tables, "jobs", _jobs)
+    solved: list[str] = []
+
+    def out_of_time(job: Job, max_seconds: float, _: object) -> dict[str, Any]:
+        solved.append(job.key)
+        return {"status": "timeout", "max_seconds": max_seconds, "lower": -1.0, "upper": 1.0,
+                "nodes": 1}
+
+    monkeypatch.setattr(tables, "_solve", out_of_time)
+    generate_tables(tmp_path / "results.md", 5.0, fresh=False, progress=None)
+    assert solved == ["alternator-1x2", "alak-baljeu-2", "alak-tromp-taylor-2"]
+    solved.clear()
+    generate_tables(tmp_path / "results.md", 5.0, fresh=False, progress=None)
+    assert solved == []  # no more time than last time: nothing to try again
+    generate_tables(tmp_path / "results.md", 10.0, fresh=False, progress=None)
+    assert solved == ["alternator-1x2", "alak-baljeu-2", "alak-tromp-taylor-2"]
+
+
+@pytest.mark.parametrize(
+    ("arguments", "message"),
+    [
+        (["--max-seconds", "0"], "--max-seconds must be positive"),
+        (["--quality-positions", "-1"], "--quality-positions must be 0 or more"),
+    ],
+)
+def test_bad_tables_options_are_named(arguments: list[str], message: str) -> None:
+    result = runner.invoke(app, ["tables", *arguments])
+    assert result.exit_code == 2
+    assert message in result.output
+
+
+def test_unreadable_saved_results_are_named_and_kept(tmp_path: Path) -> None:
+    store = tmp_path / "results.json"
+    store.write_text("{not json")
+    result = runner.invoke(app, ["tables", "--out", str(tmp_path / "results.md"), "-q"])
+    assert result.exit_code == 2
+    assert "cannot read saved results" in result.output
+    assert store.read_text() == "{not json"
