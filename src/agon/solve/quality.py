@@ -75,7 +75,7 @@ def _loss(solver: Solver, state: State, move: Move) -> float:
     after = state.copy()
     after.play(move)
     view = -1.0 if state.to_move is Player.WHITE else 1.0
-    return view * (solver.margin(state) - solver.margin(after))
+    return view * (solver.margin(state) - solver.margin(after)) + 0.0  # no -0.0
 
 
 def measure_quality(
