@@ -326,7 +326,7 @@ def _alak_section(results: dict[str, Any]) -> list[str]:
         "Values are Black's margin with perfect play (komi 0), from the empty board. "
         "*Openings* give Black's margin after each first move (points 1…N, `pass`); the best "
         "are in bold. Where the weaker openings took too long, only the best are given. Nodes "
-        "and seconds count the whole job (value, best moves, openings).",
+        "and seconds count the value, the best moves and the openings given.",
         "",
     ]
     titles = {
