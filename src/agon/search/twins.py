@@ -12,9 +12,11 @@ game, and it is cached. A call through a callback costs a few nanoseconds.
 from __future__ import annotations
 
 import functools
+import warnings
 from typing import Any, NamedTuple
 
 from numba import cfunc, types
+from numba.core.errors import NumbaExperimentalFeatureWarning
 
 from agon.core.errors import AgonError
 from agon.core.fast import FastTwin
@@ -23,6 +25,12 @@ from agon.games.alak import Alak
 from agon.games.alak import fast as alak_fast
 from agon.games.alternator import Alternator
 from agon.games.alternator import fast as alternator_fast
+
+# Numba still calls first-class function arguments experimental; they are what lets one cached
+# search serve every game, and the tests check every search against the reference rules
+warnings.filterwarnings(
+    "ignore", "First-class function type", category=NumbaExperimentalFeatureWarning
+)
 
 _ARRAY = types.Array(types.int64, 1, "C")
 _QUERY = (_ARRAY, _ARRAY)  # (params, state)
