@@ -259,14 +259,21 @@ def _history_from(game: Alak, array: Array, start: int) -> str:
     return " ".join([*fields, *(["seen=" + ",".join(tokens)] if tokens else [])])
 
 
-@pytest.mark.parametrize("rules", list(AlakRules), ids=str)
-def test_history_reference_names_the_earliest_record_that_matters(rules: AlakRules) -> None:
+@pytest.mark.parametrize(
+    ("rules", "edge"),
+    [(AlakRules.BALJEU, True), (AlakRules.BALJEU, False), (AlakRules.TRADITIONAL, True),
+     (AlakRules.TROMP_TAYLOR, True)],
+    ids=["baljeu", "baljeu-noedge", "traditional", "tromp-taylor"],
+)
+def test_history_reference_names_the_earliest_record_that_matters(
+    rules: AlakRules, edge: bool
+) -> None:
     """Cutting the history before the reference changes nothing the rules allow now (moves,
     end); cutting the referenced record too changes something; with no reference, the whole
     history can go. Checked on the reference rules, with random games long enough to repeat."""
     references = 0
     for size in (3, 4, 5, 6):
-        game = Alak(size, rules, komi_points=0.0)
+        game = Alak(size, rules, edge, komi_points=0.0)
         twin = fast_twin(game)
         for index in range(40):
             rng = random.Random(f"reference-{game.variant_id}-{index}")
