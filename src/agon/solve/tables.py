@@ -212,6 +212,9 @@ def generate_tables(
                 report = measure_quality(game, agent, quality_positions, 1, progress)
                 results[f"quality-{agent}-{label}"] = report.to_json()
                 _save(store, results)
+    # compile (or load) the kernels first, so that no job's seconds count compiling
+    for warm_up in (Alternator(1, 2), Alak(1)):
+        Solver(warm_up, 10).solve(warm_up.new_state())
     given_up: set[str] = set()
     for job in jobs():
         family = _family(job)
