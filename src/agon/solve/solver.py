@@ -174,7 +174,7 @@ class Solver:
         self.cutoffs = np.zeros((2, self.twin.num_actions), dtype=np.int64)
         self.progress = progress
         self.chunk_seconds = chunk_seconds
-        self._chunk = 200_000
+        self._chunk = max(10_000, int(200_000 * chunk_seconds))  # ~200k nodes a second
         self._kernels = _kernel_arguments(self.twin, self.symmetries, inline)
         self._bounds: tuple[int, int] = (-K.INFINITY, K.INFINITY)
         self._sign = 1
