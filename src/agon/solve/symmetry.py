@@ -163,6 +163,7 @@ def alternator_canonical(params: Array, data: Array, state: Array, image: Array)
 A_COUNT, A_SIZE, A_SALTS = 0, 1, 2
 _SALTS = 8
 A_TRADITIONAL = A_SALTS + _SALTS
+A_BALJEU = A_TRADITIONAL + 1
 
 
 @njit(cache=True)
@@ -195,7 +196,8 @@ def _alak_image_key(data: Array, state: Array, mirror: bool) -> int:
     size = data[A_SIZE]
     salts = A_SALTS
     black, white = state[alak_fast.S_BLACK], state[alak_fast.S_WHITE]
-    captured = state[alak_fast.S_CAPTURED]
+    # the just-captured points bind only under baljeu (as in the twin's key)
+    captured = state[alak_fast.S_CAPTURED] if data[A_BALJEU] != 0 else 0
     ko_black, ko_white = 0, 0
     if state[alak_fast.S_KO_SET] and (
         state[alak_fast.S_KO_BLACK] != black or state[alak_fast.S_KO_WHITE] != white
@@ -205,12 +207,9 @@ def _alak_image_key(data: Array, state: Array, mirror: bool) -> int:
         black, white = _reverse(black, size), _reverse(white, size)
         captured = _reverse(captured, size)
         ko_black, ko_white = _reverse(ko_black, size), _reverse(ko_white, size)
-    counters = (
-        state[alak_fast.S_SIDE]
-        | min(state[alak_fast.S_PASSES], 2) << 2
-        | state[alak_fast.S_PRISONERS] << 4
-        | state[alak_fast.S_PRISONERS + 1] << 34
-    )
+    counters = state[alak_fast.S_SIDE] | min(state[alak_fast.S_PASSES], 2) << 2
+    if data[A_TRADITIONAL] != 0:  # prisoners count only there (as in the twin's key)
+        counters |= state[alak_fast.S_PRISONERS] << 4 | state[alak_fast.S_PRISONERS + 1] << 34
     value = _mix(black ^ data[salts])
     value = _mix(value ^ white ^ data[salts + 1])
     value = _mix(value ^ counters ^ data[salts + 2])
@@ -253,9 +252,10 @@ def alak_symmetries(game: Alak, enabled: bool = True) -> Symmetries:
     size = game.size
     count = 2 if enabled and size > 1 else 1
     traditional = int(game.rules is AlakRules.TRADITIONAL)
+    baljeu = int(game.rules is AlakRules.BALJEU)
     header = [count, size]
     data = np.concatenate(
-        [np.array(header, dtype=np.int64), _zobrist(_SALTS, SEED + size), [traditional]]
+        [np.array(header, dtype=np.int64), _zobrist(_SALTS, SEED + size), [traditional, baljeu]]
     ).astype(np.int64)
     forward = [list(range(size + 1))]
     if count == 2:
