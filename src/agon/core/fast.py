@@ -59,6 +59,7 @@ from typing import Any
 
 import numpy as np
 import numpy.typing as npt
+from numba import njit
 
 from agon.core.game import Game, State
 
@@ -66,6 +67,16 @@ Array = npt.NDArray[np.int64]
 
 NO_REFERENCE = 1 << 40
 """What ``history_reference`` returns when the history decides nothing now."""
+
+
+@njit(cache=True)
+def popcount(mask: int) -> int:
+    """How many bits of ``mask`` are set (stones on a bitmask board)."""
+    count = 0
+    while mask:
+        mask &= mask - 1
+        count += 1
+    return count
 
 
 @dataclass(frozen=True, eq=False)

@@ -25,7 +25,7 @@ import numpy as np
 import numpy.typing as npt
 from numba import njit
 
-from agon.core.fast import NO_REFERENCE, Array
+from agon.core.fast import NO_REFERENCE, Array, popcount
 
 FloatArray = npt.NDArray[np.float64]
 Kernel = Any
@@ -33,8 +33,8 @@ Kernel = Any
 # control fields
 C_NODES, C_LIMIT, C_ABORTED, C_MAX_PLY, C_SCALE, C_OVERFLOW, C_TT_HITS, C_STORES = range(8)
 C_USE_SYMMETRY, C_MAX_VALUE, C_HISTORY, C_REPEATS_COUNT, C_FREE_HITS = 8, 9, 10, 11, 12
-C_ITERATION, C_HINT_HITS = 13, 14
-CONTROL_SIZE = 15
+C_ITERATION, C_HINT_HITS, C_DEPTH_LIMITED = 13, 14, 15
+CONTROL_SIZE = 16
 
 HINT_MIN_DEPTH = 3
 """Unknown results of searches at least this deep are remembered (see ``negamax``)."""
@@ -130,15 +130,6 @@ def tt_store(
 # could be in the set only if it passes its level's two tests. Boards are packed as
 # ``history_board`` packs them. A node's ``trace`` row is its history reference, then its
 # summary.
-
-
-@njit(cache=True)
-def popcount(mask: int) -> int:
-    count = 0
-    while mask:
-        mask &= mask - 1
-        count += 1
-    return count
 
 
 @njit(cache=True)
@@ -305,11 +296,12 @@ def negamax(
     summary of the boards its proof met; a result that depends on no position before this
     one is stored *history-free*, under the present key alone (docs/solver.md).
 
-    ``hints`` remembers the situations (key and history) whose null-window search of this
-    iteration (``control[C_ITERATION]``, one per depth limit of one probe) ended unknown, with
-    the depth: searched again at that depth or less, they are unknown again at once. This
-    saves the work a chunk's restart or a transposition would repeat; a hint proves nothing,
-    so it can cost no soundness.
+    In a depth-limited search (``control[C_DEPTH_LIMITED]``), ``hints`` remembers the
+    situations (key and history) whose null-window search of this iteration
+    (``control[C_ITERATION]``, one per depth limit of one probe) ended unknown, with the depth:
+    searched again at that depth or less, they are unknown again at once. This saves the work
+    a chunk's restart or a transposition would repeat; a hint proves nothing, so it can cost
+    no soundness.
     """
     control[C_NODES] += 1
     if control[C_NODES] >= control[C_LIMIT] or ply + 1 >= moves.shape[0]:
@@ -332,9 +324,11 @@ def negamax(
         return -control[C_MAX_VALUE]  # type: ignore[no-any-return]
     nodes_before = control[C_NODES]
     symmetries = move_maps.shape[0] >> 1
-    free_key, table_key, frame, row = 0, 0, 0, -1
+    # hints serve only searches that a depth limit can leave unknown
+    hinting = control[C_DEPTH_LIMITED] != 0 and depth >= HINT_MIN_DEPTH and beta - alpha == 1
+    present_key = key(params, state) if history or hinting else 0
+    free_key, table_key, frame, row = present_key, 0, 0, -1
     if history:
-        free_key = key(params, state)
         row = tt_find(tt, free_key)
         if row >= 0 and free_entry_applies(
             history_board, params, state, length, present, summaries[row],
@@ -365,8 +359,8 @@ def negamax(
         if stored_move >= 0:
             first = move_maps[symmetries + frame, stored_move]
     hint, situation = -1, 0
-    if depth >= HINT_MIN_DEPTH and beta - alpha == 1:
-        situation = key(params, state) ^ history_key(params, state)
+    if hinting:
+        situation = present_key ^ history_key(params, state)
         hint = situation & (hints.shape[0] - 1)
         known = hints[hint, 1]
         if hints[hint, 0] == situation and known >> 16 == control[C_ITERATION] and (

@@ -233,6 +233,7 @@ class Solver:
         trace = np.zeros((plies + 1, 1 + self._summary_size), dtype=np.int64)
         # games as short as Alternator's are searched to their end at once
         depth = FIRST_DEPTH if plies > 4 * self.twin.num_actions else plies - 1
+        self.control[K.C_DEPTH_LIMITED] = int(depth < plies - 1)
         try:
             while True:
                 self._depth = min(depth, plies - 1)

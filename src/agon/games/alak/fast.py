@@ -68,7 +68,7 @@ import numpy as np
 from numba import njit
 
 from agon.core.errors import AgonError
-from agon.core.fast import NO_REFERENCE, Array, FastTwin
+from agon.core.fast import NO_REFERENCE, Array, FastTwin, popcount
 from agon.core.game import State
 from agon.core.player import Player
 from agon.games.alak.rules import (
@@ -126,15 +126,6 @@ def _bit(mask: int, point: int) -> bool:
 def _span(start: int, end: int) -> int:
     """The bitmask of points ``start..end``."""
     return ((1 << (end - start + 1)) - 1) << start
-
-
-@njit(cache=True)
-def _popcount(mask: int) -> int:
-    count = 0
-    while mask:
-        mask &= mask - 1
-        count += 1
-    return count
 
 
 @njit(cache=True)
@@ -210,19 +201,9 @@ def _chain_has_liberty(own: int, occupied: int, point: int, n: int) -> bool:
 
 
 @njit(cache=True)
-def _seen_before(state: Array, black: int, white: int, length: int) -> bool:
-    """Whether the board is among the first ``length`` history records."""
-    for index in range(length):
-        base = HEADER + RECORD * index
-        if state[base + S_BLACK] == black and state[base + S_WHITE] == white:
-            return True
-    return False
-
-
-@njit(cache=True)
-def _latest_occurrence(state: Array, black: int, white: int) -> int:
-    """The index of the last history record with this board, or -1."""
-    for index in range(state[S_HISTORY_LENGTH] - 1, -1, -1):
+def _latest_occurrence(state: Array, black: int, white: int, length: int) -> int:
+    """The index of the last of the first ``length`` history records with this board, or -1."""
+    for index in range(length - 1, -1, -1):
         base = HEADER + RECORD * index
         if state[base + S_BLACK] == black and state[base + S_WHITE] == white:
             return index
@@ -230,10 +211,11 @@ def _latest_occurrence(state: Array, black: int, white: int) -> int:
 
 
 @njit(cache=True)
-def _repetitions(state: Array) -> int:
-    """How often the present board with the present side to move has occurred, now included."""
+def _occurrences(state: Array) -> tuple[int, int]:
+    """How often the present board with the present side to move has occurred, now included,
+    and the index of its first earlier occurrence (-1 if none)."""
     black, white, side = state[S_BLACK], state[S_WHITE], state[S_SIDE]
-    count = 1
+    count, first = 1, -1
     for index in range(state[S_HISTORY_LENGTH]):
         base = HEADER + RECORD * index
         if (
@@ -242,12 +224,18 @@ def _repetitions(state: Array) -> int:
             and state[base + S_SIDE] == side
         ):
             count += 1
-    return count
+            if first < 0:
+                first = index
+    return count, first
 
 
 @njit(cache=True)
-def _placement(params: Array, state: Array, point: int) -> tuple[bool, int, int, int]:
-    """Whether placing on ``point`` is legal, and if so the board after it and the captures."""
+def _placement_before_history(
+    params: Array, state: Array, point: int
+) -> tuple[bool, int, int, int]:
+    """What the rules say of placing on ``point`` before they look at earlier boards (an
+    empty point, not just captured under baljeu, no suicide elsewhere), and if allowed so far
+    the board after it and the captures."""
     black, white = state[S_BLACK], state[S_WHITE]
     rules = params[P_RULES]
     if _bit(black | white, point) or (rules == BALJEU and _bit(state[S_CAPTURED], point)):
@@ -257,10 +245,20 @@ def _placement(params: Array, state: Array, point: int) -> tuple[bool, int, int,
         own = black if state[S_SIDE] == 0 else white
         if not _chain_has_liberty(own, black | white, point, params[P_SIZE]):
             return False, 0, 0, 0
+    return True, black, white, captured
+
+
+@njit(cache=True)
+def _placement(params: Array, state: Array, point: int) -> tuple[bool, int, int, int]:
+    """Whether placing on ``point`` is legal, and if so the board after it and the captures."""
+    allowed, black, white, captured = _placement_before_history(params, state, point)
+    if not allowed:
+        return False, 0, 0, 0
+    rules = params[P_RULES]
     if rules == TRADITIONAL:
         if state[S_KO_SET] and black == state[S_KO_BLACK] and white == state[S_KO_WHITE]:
             return False, 0, 0, 0
-    elif _seen_before(state, black, white, state[S_HISTORY_LENGTH]):
+    elif _latest_occurrence(state, black, white, state[S_HISTORY_LENGTH]) >= 0:
         # (a placement never recreates the present board, so the history is enough)
         return False, 0, 0, 0
     return True, black, white, captured
@@ -274,7 +272,7 @@ def _over_before_placements(params: Array, state: Array) -> int:
         return NOT_OVER
     if state[S_PASSES] >= 2:
         return BOTH_PASSED
-    if rules == TRADITIONAL and _repetitions(state) >= 3:
+    if rules == TRADITIONAL and _occurrences(state)[0] >= 3:
         return THIRD_REPETITION
     return NOT_OVER
 
@@ -322,7 +320,7 @@ def _record_history_keys(params: Array, state: Array) -> None:
         black, white = state[base + S_BLACK], state[base + S_WHITE]
         if traditional:
             running += _position_hash(params, black, white, state[base + S_SIDE])
-        elif not _seen_before(state, black, white, index):
+        elif _latest_occurrence(state, black, white, index) < 0:
             running += _position_hash(params, black, white, 0)
         state[base + S_HISTORY_KEY] = running
 
@@ -374,7 +372,7 @@ def play(params: Array, state: Array, move: int) -> None:
     else:
         black, white, captured = _place(params, state, move)
         state[S_BLACK], state[S_WHITE], state[S_CAPTURED] = black, white, captured
-        state[S_PRISONERS + side] += _popcount(captured)
+        state[S_PRISONERS + side] += popcount(captured)
         state[S_PASSES] = 0
     state[S_SIDE] = 1 - side
     # every position counts towards third repetition; only a placement makes a new board
@@ -423,8 +421,8 @@ def margin(params: Array, state: Array) -> float:
     """Black's points minus White's as the rules count them now, komi included; 0 for a
     third-repetition draw."""
     rules = params[P_RULES]
-    black = _popcount(state[S_BLACK])
-    white = _popcount(state[S_WHITE])
+    black = popcount(state[S_BLACK])
+    white = popcount(state[S_WHITE])
     if rules == BALJEU:
         return float(black - white)
     if _over_before_placements(params, state) == THIRD_REPETITION:
@@ -503,34 +501,18 @@ def history_reference(params: Array, state: Array) -> int:
     placements refused by no-repetition or superko, and a third repetition."""
     if _over_before_placements(params, state) == BOTH_PASSED:
         return NO_REFERENCE
-    rules = params[P_RULES]
-    reference = NO_REFERENCE
-    if rules == TRADITIONAL:
+    if params[P_RULES] == TRADITIONAL:
         # ko reads the ko board, part of the present position; only the third repetition
         # reads the history
-        if _repetitions(state) >= 3:
-            black, white, side = state[S_BLACK], state[S_WHITE], state[S_SIDE]
-            for index in range(state[S_HISTORY_LENGTH]):
-                base = HEADER + RECORD * index
-                if (
-                    state[base + S_BLACK] == black
-                    and state[base + S_WHITE] == white
-                    and state[base + S_SIDE] == side
-                ):
-                    return index
-        return reference
-    occupied = state[S_BLACK] | state[S_WHITE]
+        count, first = _occurrences(state)
+        return first if count >= 3 else NO_REFERENCE
+    reference = NO_REFERENCE
     for point in range(params[P_SIZE]):
-        if _bit(occupied, point) or (rules == BALJEU and _bit(state[S_CAPTURED], point)):
-            continue
-        black, white, captured = _place(params, state, point)
-        if rules != BALJEU and captured == 0:
-            own = black if state[S_SIDE] == 0 else white
-            if not _chain_has_liberty(own, black | white, point, params[P_SIZE]):
-                continue  # suicide: refused whatever the history
-        latest = _latest_occurrence(state, black, white)
-        if latest >= 0:
-            reference = min(reference, latest)
+        allowed, black, white, _ = _placement_before_history(params, state, point)
+        if allowed:
+            latest = _latest_occurrence(state, black, white, state[S_HISTORY_LENGTH])
+            if latest >= 0:
+                reference = min(reference, latest)
     return reference
 
 
@@ -544,7 +526,7 @@ def evaluate(params: Array, state: Array) -> float:
     own, enemy = state[S_BLACK + side], state[S_BLACK + 1 - side]
     occupied = own | enemy
     # the count as it would stand if the game ended now, from the mover's point of view
-    value = float(_popcount(own) - _popcount(enemy))
+    value = float(popcount(own) - popcount(enemy))
     territory = 0
     if rules != BALJEU:
         black_area, white_area = _territory(params, state)
@@ -584,7 +566,7 @@ def evaluate(params: Array, state: Array) -> float:
     value += stone_value * max(best_target - threatened, -second_threatened)
     # the side to move gets the odd point of those still to be filled: every empty point
     # (baljeu), the empty points outside territory (elsewhere)
-    open_points = _popcount(_span(0, n - 1) & ~occupied) - territory
+    open_points = popcount(_span(0, n - 1) & ~occupied) - territory
     value += open_points % 2
     if rules != BALJEU and state[S_PASSES] == 1:
         value = max(value, count_now)  # a pass ends the game with the count as it stands
@@ -613,7 +595,7 @@ def move_order(params: Array, state: Array, move: int) -> float:
         if _encloses(params, occupied, end + 1):
             saved += end - move
     # lexicographic: stones captured, then stones saved (fewer than 40, so below 64)
-    return 1.0 + 64.0 * _popcount(captured) + saved
+    return 1.0 + 64.0 * popcount(captured) + saved
 
 
 # --- the twin --------------------------------------------------------------------------------
