@@ -33,8 +33,8 @@ Kernel = Any
 # control fields
 C_NODES, C_LIMIT, C_ABORTED, C_MAX_PLY, C_SCALE, C_OVERFLOW, C_TT_HITS, C_STORES = range(8)
 C_USE_SYMMETRY, C_MAX_VALUE, C_HISTORY, C_REPEATS_COUNT, C_FREE_HITS = 8, 9, 10, 11, 12
-C_ITERATION, C_HINT_HITS, C_DEPTH_LIMITED = 13, 14, 15
-CONTROL_SIZE = 16
+C_ITERATION, C_HINT_HITS, C_DEPTH_LIMITED, C_DEPTH_IN_SETBACKS = 13, 14, 15, 16
+CONTROL_SIZE = 17
 
 HINT_MIN_DEPTH = 3
 """Unknown results of searches at least this deep are remembered (see ``negamax``)."""
@@ -278,7 +278,10 @@ def negamax(
     A result ``v <= alpha`` is an upper bound, ``v >= beta`` a lower bound, else exact;
     :data:`UNKNOWN` where a line longer than ``depth`` more plies kept the search from
     proving either (iterative deepening finds short proofs before long ones), and 0 when
-    aborted. ``move_maps`` rows ``s`` and ``S + s`` map moves into and out of symmetry ``s``'s
+    aborted. With ``control[C_DEPTH_IN_SETBACKS]`` (and the history kernels, which give the
+    stones) only *setbacks* count against ``depth``: moves that add no stone to the board
+    (captures, passes). A run of placements that capture nothing ends when the board is
+    full, so every line still ends, and the limit falls only where a game can go on. ``move_maps`` rows ``s`` and ``S + s`` map moves into and out of symmetry ``s``'s
     frame; ``pass_move`` is the pass action, or -1 where the rules have none; ``cutoffs``
     (2 × actions) counts the cutoffs each move caused, per side, for move ordering.
 
@@ -400,10 +403,15 @@ def negamax(
             break
         move = moves[ply, index]
         play(params, state, move)
+        cost = 1
+        if control[C_DEPTH_IN_SETBACKS] != 0 and popcount(
+            history_board(params, state, history_length(params, state))
+        ) > popcount(present):
+            cost = 0
         value = negamax(
             legal_moves, play, undo, margin, move_order, key, history_key, canonical,
             history_length, history_board, history_reference, params, symmetry, move_maps,
-            state, -beta, -window, -sign, ply + 1, depth - 1, tt, summaries, hints, control,
+            state, -beta, -window, -sign, ply + 1, depth - cost, tt, summaries, hints, control,
             moves, scores, trace, image, pass_move, cutoffs, asked,
         )
         undo(params, state)
