@@ -18,8 +18,9 @@ from agon.games import make_game
 from agon.games.alak import Alak
 from agon.games.alak.rules import AlakRules
 from agon.games.alternator import Alternator
+from agon.search.twins import twin_for
 from agon.solve import kernels as K
-from agon.solve.solver import Solution, SolveInterrupted, Solver
+from agon.solve.solver import Solution, SolveInterrupted, Solver, _tests_near, counts_setbacks
 from agon.solve.symmetry import symmetries_for
 from agon.solve.tables import HAYWARD_EXERCISES
 
@@ -287,6 +288,30 @@ def test_restarted_chunks_find_their_unknown_subtrees_in_the_hints() -> None:
     # as docs/results.md lists it (and the claim section explains)
     assert solution.value == 0
     assert solution.move_values == {0: -7, 1: 0, 2: 0, 3: 0, 4: 0, 5: -7, 6: 0}
+
+
+def test_mtdf_tries_the_tests_beside_the_one_it_asks_for() -> None:
+    assert _tests_near(0, -8, 8) == [0, -1, 1, -2, 2]
+    # only tests that can still move the bounds (lower < value <= upper)
+    assert _tests_near(1, 0, 1) == [1]
+    assert _tests_near(-7, -8, 8) == [-7, -6, -5]
+
+
+def test_baljeu_depth_limits_count_only_setbacks() -> None:
+    """Limited to one setback, the search follows every capture-free line to its end; under
+    baljeu without edge capture on 4 points that proves the value (0, as docs/results.md
+    lists), while one ply proves nothing under the rules where plies count."""
+    baljeu = Solver(Alak(4, AlakRules.BALJEU, edge_capture=False))
+    assert baljeu.control[K.C_DEPTH_IN_SETBACKS]
+    array = baljeu.state_array(baljeu.game.new_state())
+    assert baljeu._probe_at(array, 1, -1, 0, 1) == 0
+    assert baljeu._probe_at(array, 1, 0, 1, 1) == 0
+    tromp_taylor = Solver(Alak(4, AlakRules.TROMP_TAYLOR))
+    assert not tromp_taylor.control[K.C_DEPTH_IN_SETBACKS]
+    array = tromp_taylor.state_array(tromp_taylor.game.new_state())
+    assert tromp_taylor._probe_at(array, 1, 3, 4, 1) == K.UNKNOWN
+    assert not counts_setbacks(twin_for(Alak(4, AlakRules.TRADITIONAL)))
+    assert not counts_setbacks(twin_for(Alternator(3, 3)))
 
 
 # --- the command --------------------------------------------------------------------------------

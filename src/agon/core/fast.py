@@ -109,6 +109,9 @@ class FastTwin:
     repeats_count: bool = False
     """Whether a position's *number* of earlier occurrences matters (a third repetition ends
     the game), not only whether its board was seen."""
+    board_points: int = 0
+    """How many points the boards ``history_board`` packs have (0 where the rules never look
+    back): a solver can keep a result apart from its history only where they fit (1 to 32)."""
 
     def legal_list(self, state: Array) -> list[int]:
         """Legal moves as a Python list (convenience for tests and interfaces)."""

@@ -281,7 +281,8 @@ def negamax(
     aborted. With ``control[C_DEPTH_IN_SETBACKS]`` (and the history kernels, which give the
     stones) only *setbacks* count against ``depth``: moves that add no stone to the board
     (captures, passes). A run of placements that capture nothing ends when the board is
-    full, so every line still ends, and the limit falls only where a game can go on. ``move_maps`` rows ``s`` and ``S + s`` map moves into and out of symmetry ``s``'s
+    full, so every line still ends, and the limit falls only where a game can go on.
+    ``move_maps`` rows ``s`` and ``S + s`` map moves into and out of symmetry ``s``'s
     frame; ``pass_move`` is the pass action, or -1 where the rules have none; ``cutoffs``
     (2 × actions) counts the cutoffs each move caused, per side, for move ordering.
 

@@ -130,13 +130,20 @@ def largest_margin(game: Game) -> int:
     return K.INFINITY
 
 
-def counts_setbacks(game: Game) -> bool:
+def keeps_results_apart_from_history(twin: FastTwin) -> bool:
+    """Whether results whose proof read nothing from the past are stored under the present
+    position alone (docs/solver.md): for games whose rules look back, with boards that pack
+    into one int64."""
+    return 0 < twin.board_points <= 32
+
+
+def counts_setbacks(twin: FastTwin) -> bool:
     """Whether iterative deepening limits only the *setbacks* of a line, the moves that add no
-    stone to the board (see :func:`agon.solve.kernels.negamax`), rather than its plies: in
-    the rules without a pass (baljeu), where only captures prolong a game. (Where a pass
-    also counts, tromp-taylor and traditional Alak, plies served better: measured on
-    tromp-taylor 1 × 9, 0.7 million nodes against 6.6 million.)"""
-    return isinstance(game, Alak) and game.pass_move is None
+    stone to the board (see :func:`agon.solve.kernels.negamax`), rather than its plies: where
+    the kernels can count stones and the rules have no pass (baljeu), so that only captures
+    prolong a game. (Where a pass also counts, tromp-taylor and traditional Alak, plies served
+    better: measured on tromp-taylor 1 × 9, 0.7 million nodes against 6.6 million.)"""
+    return keeps_results_apart_from_history(twin) and twin.game.pass_move is None
 
 
 def plies_available(game: Game, state: Array) -> int:
@@ -171,16 +178,15 @@ class Solver:
         # the summaries of history-free results, one per table row (docs/solver.md)
         # (boards of more than 32 points do not pack into one int64: every result of theirs is
         # stored under its whole history, which is also sound)
-        points = self.variant.size if isinstance(self.variant, Alak) else 0
-        history = 0 < points <= 32
-        self._summary_size = 2 * (points + 1) if history else 2
+        history = keeps_results_apart_from_history(self.twin)
+        self._summary_size = 2 * (self.twin.board_points + 1) if history else 2
         rows = self.table.shape[0] if history else 1
         self.summaries = np.zeros((rows, self._summary_size), dtype=np.int64)
         self.hints = np.zeros((1 << HINT_BITS, 2), dtype=np.int64)
         self.control = np.zeros(K.CONTROL_SIZE, dtype=np.int64)
         self.control[K.C_HISTORY] = int(history)
         self.control[K.C_REPEATS_COUNT] = int(self.twin.repeats_count)
-        self.control[K.C_DEPTH_IN_SETBACKS] = int(history and counts_setbacks(self.variant))
+        self.control[K.C_DEPTH_IN_SETBACKS] = int(counts_setbacks(self.twin))
         self.control[K.C_SCALE] = self.scale
         self.control[K.C_USE_SYMMETRY] = int(len(self.symmetries.names) > 1)
         self.control[K.C_MAX_VALUE] = min(largest_margin(self.variant) * self.scale, K.INFINITY)

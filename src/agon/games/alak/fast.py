@@ -722,4 +722,5 @@ def fast_twin(game: Alak) -> FastTwin:
         evaluate=evaluate,
         move_order=move_order,
         repeats_count=rules is AlakRules.TRADITIONAL,
+        board_points=size,
     )
