@@ -8,6 +8,7 @@ from typing import Any
 
 import pytest
 
+from agon.core import files
 from agon.core.errors import RecordError
 from agon.core.game import State
 from agon.core.records import RECORD_FORMAT, RECORD_VERSION, GameRecord
@@ -174,13 +175,19 @@ def test_saving_over_a_record_replaces_it(tmp_path: Path) -> None:
     assert [p.name for p in tmp_path.iterdir()] == ["game.json"]
 
 
-def test_a_failed_save_leaves_the_old_file_intact(tmp_path: Path) -> None:
+def test_a_failed_save_leaves_the_old_file_intact(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     path = tmp_path / "game.json"
     old = GameRecord.from_state(make_game("alak").new_state())
     old.save(path)
     before = path.read_bytes()
-    (tmp_path / "game.json.tmp").mkdir()  # a directory in the way of the temporary file
-    with pytest.raises(RecordError, match="cannot write"):
+
+    def disk_full(source: str, destination: str) -> None:
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(files.os, "replace", disk_full)
+    with pytest.raises(RecordError, match=r"cannot write .*No space left on device"):
         GameRecord.from_state(finished_alternator_game()).save(path)
     assert path.read_bytes() == before
     assert GameRecord.load(path, make_game).game == old.game

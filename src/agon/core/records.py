@@ -8,13 +8,13 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Mapping
-from contextlib import suppress
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 from agon.core.errors import AgonError, RecordError
+from agon.core.files import replace_file
 from agon.core.game import Game, State
 
 RECORD_FORMAT = "agon-record"
@@ -106,13 +106,9 @@ class GameRecord:
     def save(self, path: str | Path) -> None:
         """Write the record; the file is replaced only once the new text is complete."""
         target = Path(path)
-        temporary = target.with_name(target.name + ".tmp")
         try:
-            temporary.write_text(self.to_json(), encoding="utf-8")
-            temporary.replace(target)
+            replace_file(target, self.to_json())
         except OSError as error:
-            with suppress(OSError):  # leave no half-written file behind
-                temporary.unlink(missing_ok=True)
             raise RecordError(f"cannot write {target}: {error.strerror or error}") from None
 
     @classmethod

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from agon.core.errors import AgonError
+from agon.core.files import replace_file
 from agon.core.game import Game, State, format_points
 from agon.games.alak import Alak
 from agon.games.alak.rules import AlakRules
@@ -167,9 +168,17 @@ def _load(path: Path) -> dict[str, Any]:
     return dict(data.get("jobs", {}))
 
 
+def _write(path: Path, text: str) -> None:
+    """Replace ``path`` with ``text`` whole (Ctrl-C during the write keeps the old file)."""
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        replace_file(path, text)
+    except OSError as error:
+        raise AgonError(f"cannot write {path}: {error.strerror or error}") from None
+
+
 def _save(path: Path, results: dict[str, Any]) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(json.dumps({"jobs": results}, indent=1, sort_keys=True) + "\n")
+    _write(path, json.dumps({"jobs": results}, indent=1, sort_keys=True) + "\n")
 
 
 QUALITY_AGENTS = ("mcts:1s", "alphabeta:1s")
@@ -231,7 +240,7 @@ def generate_tables(
         if results[job.key]["status"] != "solved":
             given_up.add(family)
         _save(store, results)
-    out.write_text(render(results))
+    _write(out, render(results))
 
 
 # --- the Markdown ---------------------------------------------------------------------------

@@ -1,0 +1,28 @@
+"""Writing files so that what was saved before is never lost."""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from contextlib import suppress
+from pathlib import Path
+
+
+def replace_file(target: Path, text: str) -> None:
+    """Write ``text`` to ``target``, replacing it only once the new text is complete.
+
+    The text goes to a temporary file of its own (so two writers never share one) beside the
+    target, which then takes the target's place in one step: an interrupted or failed write
+    leaves the old file as it was and no temporary file behind. Raises ``OSError``.
+    """
+    descriptor, temporary = tempfile.mkstemp(
+        dir=target.parent, prefix=f".{target.name}.", suffix=".tmp"
+    )
+    try:
+        with os.fdopen(descriptor, "w", encoding="utf-8") as file:
+            file.write(text)
+        os.replace(temporary, target)
+    except BaseException:
+        with suppress(OSError):
+            os.unlink(temporary)
+        raise
