@@ -32,6 +32,9 @@ ALAK_TABLE_BITS = 21
 OPENINGS_SECONDS = 60.0
 """The time every job may spend on the values of its weaker openings, or 4 times what its value
 and best moves took if that is more (within ``--max-seconds`` in all)."""
+BOUNDS_SECONDS = 60.0
+"""The time a board gets once a smaller board of its family ran out of time: enough for
+bounds on its value, often not for the value."""
 ALAK_SIZES = range(1, 13)
 TROMP_TAYLOR_STRETCH = range(13, 17)
 ALTERNATOR_MAX_CELLS = 20
@@ -227,16 +230,18 @@ def generate_tables(
     given_up: set[str] = set()
     for job in jobs():
         family = _family(job)
+        budget = max_seconds
+        if family in given_up and not job.key.startswith(("claim", "exercise")):
+            # a smaller board of this family ran out of time: only bounds are hoped for
+            budget = min(max_seconds, BOUNDS_SECONDS)
         saved = results.get(job.key)
-        if saved and (saved["status"] == "solved" or saved["max_seconds"] >= max_seconds):
+        if saved and (saved["status"] == "solved" or saved["max_seconds"] >= budget):
             if saved["status"] != "solved":
                 given_up.add(family)
             continue
-        if family in given_up and not job.key.startswith(("claim", "exercise")):
-            continue  # a smaller board of this family ran out of time already
         if progress is not None:
             progress(f"solving {job.key} …")
-        results[job.key] = _solve(job, max_seconds, progress)
+        results[job.key] = _solve(job, budget, progress)
         if results[job.key]["status"] != "solved":
             given_up.add(family)
         _save(store, results)
@@ -293,7 +298,7 @@ def _known_value(record: dict[str, Any] | None) -> float | None:
 
 def _unsolved(record: dict[str, Any] | None) -> str:
     if record is None:
-        return "not attempted (a smaller board of its kind ran out of time)"
+        return "not attempted"
     low, high = _points(record["lower"]), _points(record["upper"])
     if low == high:
         seconds = record["max_seconds"]
