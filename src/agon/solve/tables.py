@@ -488,7 +488,10 @@ def render(results: dict[str, Any]) -> str:
         f"transposition table of 2^{TABLE_BITS} buckets (Alternator) or 2^{ALAK_TABLE_BITS} "
         "(Alak) unless a row says otherwise; the machine, a shared one, ran other jobs too, so "
         f"the seconds are upper bounds; machine: {platform.machine()}, "
-        f"Python {platform.python_version()}; generated {time.strftime('%Y-%m-%d')}.",
+        f"Python {platform.python_version()}; generated {time.strftime('%Y-%m-%d')}. "
+        "Where a board ran out of time, the larger boards of its kind had "
+        f"{BOUNDS_SECONDS:g} s each, for bounds on their values (an interval [a, b] is proven: "
+        "the value lies in it).",
         "",
         *_alternator_section(results),
         "",
