@@ -283,8 +283,8 @@ class Solver:
         raise AgonError("this position's game is too long for the solver's arrays")
 
     def _probe_at(self, array: Array, sign: int, alpha: int, beta: int, depth: int) -> int:
-        """One null-window search limited to ``depth`` plies: its fail-soft value, or
-        :data:`~agon.solve.kernels.UNKNOWN`."""
+        """One search limited to ``depth`` (plies, or setbacks: see :meth:`_deepening`): its
+        fail-soft value, or :data:`~agon.solve.kernels.UNKNOWN`."""
         plies = plies_available(self.variant, array)
         moves = np.zeros((plies + 1, self.twin.num_actions), dtype=np.int64)
         scores = np.zeros(moves.shape, dtype=np.float64)
