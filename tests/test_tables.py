@@ -31,6 +31,12 @@ RESULTS: dict[str, Any] = {
                       "openings_max_seconds": 60, "nodes": 57, "seconds": 0.01},
     "alak-baljeu-5": {"status": "timeout", "max_seconds": 30, "lower": -5.0, "upper": 5.0,
                       "nodes": 99},
+    "alak-baljeu-10": {"status": "solved", "value": 0.0, "best_moves": ["1", "10"],
+                       "moves": {"1": 0.0, "10": 0.0, "2": -1.0, "3": -1.0, "4": -1.0,
+                                 "5": -1.0, "6": -1.0, "7": -1.0, "8": -1.0, "9": -1.0},
+                       "nodes": 9, "seconds": 0.1},
+    "alak-traditional-9": {"status": "timeout", "max_seconds": 60, "lower": float("-inf"),
+                           "upper": float("inf"), "nodes": 99},
     "alak-tromp-taylor-8": {"status": "timeout", "max_seconds": 30, "lower": 3.0, "upper": 3.0,
                             "nodes": 99},
     "claim-traditional-6": {"status": "solved", "value": 0.0, "best_moves": ["2"],
@@ -47,9 +53,15 @@ def test_the_markdown_shows_values_openings_bounds_and_claims() -> None:
     assert "**1** **4** best (the other openings' values not solved in 60 s)" in text
     assert "| 5 | not solved in 30 s (value in [-5, 5]) |" in text
     assert "| 6 | not attempted |" in text
+    assert "**1:0** 2:-1 3:-1 4:-1 5:-1 6:-1 7:-1 8:-1 9:-1 **10:0** |" in text  # board order
+    assert "| 9 | not solved in 60 s (no bound proven) |" in text
     # a value proven before the time ran out counts against a published table
     assert "| 8 | +3 | +3 | yes |" in text
     assert "| 9 | 0 | not solved | |" in text
+    assert "| 10 | +1 | in [1, 10] | not contradicted |" in render(
+        {"alak-tromp-taylor-10": {"status": "timeout", "max_seconds": 9, "lower": 1.0,
+                                  "upper": 10.0, "nodes": 9}}
+    )
     assert "value 0; the openings not all solved" in text
     assert "not measured yet" in text
 

@@ -296,14 +296,26 @@ def _known_value(record: dict[str, Any] | None) -> float | None:
     return float(record["lower"]) if record["lower"] == record["upper"] else None
 
 
+def _point_order(opening: tuple[str, float]) -> tuple[int, int]:
+    """Alak openings in board order (saved results sort ``10`` before ``2``), the pass last."""
+    move = opening[0]
+    return (1, 0) if move == "pass" else (0, int(move))
+
+
 def _unsolved(record: dict[str, Any] | None) -> str:
     if record is None:
         return "not attempted"
-    low, high = _points(record["lower"]), _points(record["upper"])
-    if low == high:
+    low, high = (
+        _points(bound) if abs(bound) != float("inf") else f"{bound:g}".replace("inf", "∞")
+        for bound in (record["lower"], record["upper"])
+    )
+    if record["lower"] == record["upper"]:
         seconds = record["max_seconds"]
         return f"value {_signed(record['lower'])}; its moves not all solved in {seconds:g} s"
-    return f"not solved in {record['max_seconds']:g} s (value in [{low}, {high}])"
+    bounds = f"value in [{low}, {high}]"
+    if -record["lower"] == record["upper"] == float("inf"):
+        bounds = "no bound proven"  # traditional margins have no limit
+    return f"not solved in {record['max_seconds']:g} s ({bounds})"
 
 
 def _alternator_section(results: dict[str, Any]) -> list[str]:
@@ -365,7 +377,7 @@ def _alak_section(results: dict[str, Any]) -> list[str]:
             if "moves" in record:
                 openings = " ".join(
                     f"**{m}:{_signed(v)}**" if m in best else f"{m}:{_signed(v)}"
-                    for m, v in record["moves"].items()
+                    for m, v in sorted(record["moves"].items(), key=_point_order)
                 )
             else:
                 seconds = record["openings_max_seconds"]
@@ -441,9 +453,16 @@ def _claims_section(results: dict[str, Any]) -> list[str]:
         "|---|---|---|---|",
     ]
     for size, published in DRANGE_LINEAR.items():
-        value = _known_value(results.get(f"alak-tromp-taylor-{size}"))
+        record = results.get(f"alak-tromp-taylor-{size}")
+        value = _known_value(record)
         if value is None:
-            lines.append(f"| {size} | {_signed(published)} | not solved | |")
+            if record is None:
+                lines.append(f"| {size} | {_signed(published)} | not solved | |")
+                continue
+            low, high = record["lower"], record["upper"]
+            within = "not contradicted" if low <= published <= high else "**no**"
+            bounds = f"in [{_points(low)}, {_points(high)}]"
+            lines.append(f"| {size} | {_signed(published)} | {bounds} | {within} |")
             continue
         agrees = "yes" if value == published else "**no**"
         lines.append(f"| {size} | {_signed(published)} | {_signed(value)} | {agrees} |")
