@@ -52,3 +52,14 @@ def test_writers_do_not_share_a_temporary_file(
     replace_file(target, "two")
     assert len(set(used)) == 2
     assert target.read_text() == "two"
+
+
+def test_permissions_are_kept_or_the_usual_ones(tmp_path: Path) -> None:
+    fresh = tmp_path / "fresh.json"
+    replace_file(fresh, "new")
+    assert fresh.stat().st_mode & 0o777 == 0o644
+    shared = tmp_path / "shared.json"
+    shared.write_text("old")
+    shared.chmod(0o664)
+    replace_file(shared, "new")
+    assert shared.stat().st_mode & 0o777 == 0o664

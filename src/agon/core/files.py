@@ -21,6 +21,8 @@ def replace_file(target: Path, text: str) -> None:
     try:
         with os.fdopen(descriptor, "w", encoding="utf-8") as file:
             file.write(text)
+        # mkstemp makes the file private; keep the old file's permissions, or the usual ones
+        os.chmod(temporary, target.stat().st_mode & 0o777 if target.exists() else 0o644)
         os.replace(temporary, target)
     except BaseException:
         with suppress(OSError):
