@@ -252,7 +252,9 @@ def generate_tables(
 
 
 def _points(value: float) -> str:
-    return format_points(value) if abs(value) != float("inf") else "?"
+    if abs(value) == float("inf"):
+        return "∞" if value > 0 else "-∞"  # traditional margins have no limit
+    return format_points(value)
 
 
 def _signed(value: float) -> str:
@@ -305,16 +307,13 @@ def _point_order(opening: tuple[str, float]) -> tuple[int, int]:
 def _unsolved(record: dict[str, Any] | None) -> str:
     if record is None:
         return "not attempted"
-    low, high = (
-        _points(bound) if abs(bound) != float("inf") else f"{bound:g}".replace("inf", "∞")
-        for bound in (record["lower"], record["upper"])
-    )
+    low, high = _points(record["lower"]), _points(record["upper"])
     if record["lower"] == record["upper"]:
         seconds = record["max_seconds"]
         return f"value {_signed(record['lower'])}; its moves not all solved in {seconds:g} s"
     bounds = f"value in [{low}, {high}]"
     if -record["lower"] == record["upper"] == float("inf"):
-        bounds = "no bound proven"  # traditional margins have no limit
+        bounds = "no bound proven"
     return f"not solved in {record['max_seconds']:g} s ({bounds})"
 
 
