@@ -6,8 +6,10 @@ from __future__ import annotations
 import json
 from functools import cache
 
+import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 from tests.strategies import played_states
 from typer.testing import CliRunner
 
@@ -357,3 +359,38 @@ def test_solve_refuses_bad_input(arguments: list[str]) -> None:
     assert result.exit_code == 2
     assert result.stdout == ""
     assert len(result.stderr.strip().splitlines()) == 1
+
+
+# --- the summaries of history-free results --------------------------------------------------
+
+
+def _summary_of(boards: list[int], points: int) -> np.ndarray:
+    """The summary of ``boards`` as the search builds it: one trace per board, merged."""
+    size = 1 + K.SUMMARY_FIELDS * (points + 1)
+    merged = np.zeros(size, dtype=np.int64)
+    K.start_trace(merged, boards[0])
+    for board in boards[1:]:
+        row = np.zeros(size, dtype=np.int64)
+        K.start_trace(row, board)
+        K.merge_trace(merged, row[0], row[1:])
+    return merged[1:]
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.integers(0, (1 << 20) - 1), min_size=1, max_size=30))
+def test_a_summary_admits_every_board_it_met(masks: list[int]) -> None:
+    # ten points: Black's stones in the low bits, White's from bit 32, never both on one point
+    boards = [(mask & 0x3FF) & ~(mask >> 10) | ((mask >> 10) & ~mask & 0x3FF) << 32
+              for mask in masks]
+    summary = _summary_of(boards, 10)
+    assert all(K.may_be_among(board, summary) for board in boards)
+
+
+def test_the_bloom_filter_rules_out_boards_the_masks_cannot() -> None:
+    """Two boards of two stones whose masks admit every two-stone board on four points: the
+    filter still refuses most of the boards that were not met (none met are refused)."""
+    met = [0b0011, 0b1100]
+    summary = _summary_of(met, 4)
+    others = [0b0101, 0b1001, 0b0110, 0b1010]
+    assert summary[3 * 2] == 0 and summary[3 * 2 + 1] == 0b1111  # the masks rule nothing out
+    assert sum(K.may_be_among(board, summary) for board in others) <= 1

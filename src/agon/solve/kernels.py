@@ -125,30 +125,45 @@ def tt_store(
 # --- history-free results (see docs/solver.md) -------------------------------------------
 #
 # A *summary* describes a set of boards (those a proof met): for each number of stones ``c``
-# (its *level*), the stones every board of ``c`` stones has (``summary[2c]``; all bits where
-# there is none) and the stones some board of ``c`` stones has (``summary[2c + 1]``). A board
-# could be in the set only if it passes its level's two tests. Boards are packed as
-# ``history_board`` packs them. A node's ``trace`` row is its history reference, then its
-# summary.
+# (its *level*), the stones every board of ``c`` stones has (``summary[3c]``; all bits where
+# there is none), the stones some board of ``c`` stones has (``summary[3c + 1]``), and a
+# 64-bit Bloom filter of those boards (``summary[3c + 2]``: two bits of a hash of each). A
+# board could be in the set only if it passes its level's three tests. The filter tells apart
+# the boards close to the present one that the masks cannot (one stone more or less, met or
+# not). Boards are packed as ``history_board`` packs them. A node's ``trace`` row is its
+# history reference, then its summary.
+
+SUMMARY_FIELDS = 3
+"""int64 words per level of a summary."""
+
+
+@njit(cache=True)
+def bloom_bits(board: int) -> int:
+    """The two bits of ``board``'s hash that its level's Bloom filter sets."""
+    mixed = (board * -7046029254386353131) & 0x7FFFFFFFFFFFFFFF  # Fibonacci hashing
+    return (1 << (mixed >> 57)) | (1 << ((mixed >> 51) & 63))
 
 
 @njit(cache=True)
 def start_trace(trace_row: Array, board: int) -> None:
     """A node's trace before anything is searched: no reference, its own board met."""
     trace_row[0] = NO_REFERENCE
-    trace_row[1::2] = -1
-    trace_row[2::2] = 0
+    trace_row[1::3] = -1
+    trace_row[2::3] = 0
+    trace_row[3::3] = 0
     level = popcount(board)
-    trace_row[1 + 2 * level] = board
-    trace_row[2 + 2 * level] = board
+    trace_row[1 + 3 * level] = board
+    trace_row[2 + 3 * level] = board
+    trace_row[3 + 3 * level] = bloom_bits(board)
 
 
 @njit(cache=True)
 def merge_summary(summary: Array, other: Array) -> None:
     """Make ``summary`` describe its boards and ``other``'s."""
-    for index in range(0, summary.shape[0], 2):
+    for index in range(0, summary.shape[0], 3):
         summary[index] &= other[index]
         summary[index + 1] |= other[index + 1]
+        summary[index + 2] |= other[index + 2]
 
 
 @njit(cache=True)
@@ -161,8 +176,9 @@ def merge_trace(trace_row: Array, reference: int, summary: Array) -> None:
 def may_be_among(board: int, summary: Array) -> bool:
     """Whether ``board`` could be one of the boards ``summary`` describes."""
     level = popcount(board)
-    common, seen = summary[2 * level], summary[2 * level + 1]
-    return bool(board & common == common and board & ~seen == 0)
+    common, seen, bloom = summary[3 * level], summary[3 * level + 1], summary[3 * level + 2]
+    bits = bloom_bits(board)
+    return bool(board & common == common and board & ~seen == 0 and bloom & bits == bits)
 
 
 @njit(cache=True)

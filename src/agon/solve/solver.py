@@ -179,7 +179,8 @@ class Solver:
         # (boards of more than 32 points do not pack into one int64: every result of theirs is
         # stored under its whole history, which is also sound)
         history = keeps_results_apart_from_history(self.twin)
-        self._summary_size = 2 * (self.twin.board_points + 1) if history else 2
+        levels = self.twin.board_points + 1
+        self._summary_size = K.SUMMARY_FIELDS * levels if history else K.SUMMARY_FIELDS
         rows = self.table.shape[0] if history else 1
         self.summaries = np.zeros((rows, self._summary_size), dtype=np.int64)
         self.hints = np.zeros((1 << HINT_BITS, 2), dtype=np.int64)
