@@ -103,7 +103,7 @@ def solve(
         int | None,
         typer.Option(
             help="Transposition table of 2**BITS buckets of two entries (default 22 for "
-            "Alternator, 16 bytes an entry; for Alak, whose entries are 16·(N+2) bytes, 20 up "
+            "Alternator, 16 bytes an entry; for Alak, whose entries are 8·(3N+5) bytes, 20 up "
             "to 16 points and 18 beyond)."
         ),
     ] = None,

@@ -51,7 +51,7 @@ NEIGHBOUR_TESTS = 2
 
 def default_table_bits(game: Game) -> int:
     """2**22 buckets of two entries, 16 bytes each (128 MiB), for Alternator; for Alak, whose
-    entries also keep a summary of 16·(N+1) bytes, 2**20 up to 16 points (432 MiB on 12)
+    entries also keep a summary of 24·(N+1) bytes, 2**20 up to 16 points (656 MiB on 12)
     and 2**18 beyond."""
     if isinstance(game, Alak):
         return 20 if game.size <= 16 else 18
