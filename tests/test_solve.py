@@ -306,12 +306,12 @@ def test_baljeu_depth_limits_count_only_setbacks() -> None:
     baljeu = Solver(Alak(4, AlakRules.BALJEU, edge_capture=False))
     assert baljeu.control[K.C_DEPTH_IN_SETBACKS]
     array = baljeu.state_array(baljeu.game.new_state())
-    assert baljeu._probe_at(array, 1, -1, 0, 1) == 0
-    assert baljeu._probe_at(array, 1, 0, 1, 1) == 0
+    assert baljeu._probe_at(array, 1, -1, 0, 1, baljeu._buffers(array)) == 0
+    assert baljeu._probe_at(array, 1, 0, 1, 1, baljeu._buffers(array)) == 0
     tromp_taylor = Solver(Alak(4, AlakRules.TROMP_TAYLOR))
     assert not tromp_taylor.control[K.C_DEPTH_IN_SETBACKS]
     array = tromp_taylor.state_array(tromp_taylor.game.new_state())
-    assert tromp_taylor._probe_at(array, 1, 3, 4, 1) == K.UNKNOWN
+    assert tromp_taylor._probe_at(array, 1, 3, 4, 1, tromp_taylor._buffers(array)) == K.UNKNOWN
     assert not counts_setbacks(twin_for(Alak(4, AlakRules.TRADITIONAL)))
     assert not counts_setbacks(twin_for(Alternator(3, 3)))
 

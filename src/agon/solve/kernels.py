@@ -415,15 +415,17 @@ def negamax(
     side = 0 if sign > 0 else 1
     order_moves(move_order, params, state, moves[ply], scores[ply], count, first, cutoffs[side])
     asked = NEED_ALL if need == NEED_ALL else (NEED_LOW if need == NEED_HIGH else NEED_HIGH)
+    setbacks = control[C_DEPTH_IN_SETBACKS] != 0
+    stones = popcount(present) if setbacks else 0
     for index in range(count):
         if window >= beta:
             break
         move = moves[ply, index]
         play(params, state, move)
         cost = 1
-        if control[C_DEPTH_IN_SETBACKS] != 0 and popcount(
+        if setbacks and popcount(
             history_board(params, state, history_length(params, state))
-        ) > popcount(present):
+        ) > stones:
             cost = 0
         value = negamax(
             legal_moves, play, undo, margin, move_order, key, history_key, canonical,

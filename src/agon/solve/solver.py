@@ -49,6 +49,9 @@ NEIGHBOUR_TESTS = 2
 """MTD(f) tests tried on each side of the one it asks for, at a depth that leaves it unknown."""
 
 
+_Buffers = tuple[Array, npt.NDArray[np.float64], Array]
+
+
 def default_table_bits(game: Game) -> int:
     """2**22 buckets of two entries, 16 bytes each (128 MiB), for Alternator; for Alak, whose
     entries also keep a summary of 24·(N+1) bytes, 2**20 up to 16 points (656 MiB on 12)
@@ -238,12 +241,13 @@ class Solver:
         estimate = guess
         search = self._deepening(array)
         depth = next(search)
+        buffers = self._buffers(array)
         while lower < upper:
             first = estimate + 1 if estimate <= lower else estimate
             first = min(max(first, lower + 1), upper)
             for test in _tests_near(first, lower, upper):
                 self._bounds, self._sign = (lower, upper), sign
-                result = self._probe_at(array, sign, test - 1, test, depth)
+                result = self._probe_at(array, sign, test - 1, test, depth, buffers)
                 if result != K.UNKNOWN:
                     break
             else:
@@ -260,8 +264,9 @@ class Solver:
         """Fail-soft alpha-beta value of ``array`` in the window (alpha, beta), in units, for
         the side to move (``sign`` as in :meth:`value`): searches limited to ever more plies
         until one proves a bound."""
+        buffers = self._buffers(array)
         for depth in self._deepening(array):
-            value = self._probe_at(array, sign, alpha, beta, depth)
+            value = self._probe_at(array, sign, alpha, beta, depth, buffers)
             if value != K.UNKNOWN:
                 return value
         raise AssertionError("unreachable: the deepening ends with a full-depth search")
@@ -283,14 +288,23 @@ class Solver:
         yield plies - 1
         raise AgonError("this position's game is too long for the solver's arrays")
 
-    def _probe_at(self, array: Array, sign: int, alpha: int, beta: int, depth: int) -> int:
-        """One search limited to ``depth`` (plies, or setbacks: see :meth:`_deepening`): its
-        fail-soft value, or :data:`~agon.solve.kernels.UNKNOWN`."""
+    def _buffers(self, array: Array) -> _Buffers:
+        """The search's per-ply arrays (moves, their scores, traces) for searches from
+        ``array``, as deep as its state array allows."""
         plies = plies_available(self.variant, array)
         moves = np.zeros((plies + 1, self.twin.num_actions), dtype=np.int64)
         scores = np.zeros(moves.shape, dtype=np.float64)
         trace = np.zeros((plies + 1, 1 + self._summary_size), dtype=np.int64)
-        self.control[K.C_DEPTH_LIMITED] = int(depth < plies - 1)
+        return moves, scores, trace
+
+    def _probe_at(
+        self, array: Array, sign: int, alpha: int, beta: int, depth: int, buffers: _Buffers
+    ) -> int:
+        """One search limited to ``depth`` (plies, or setbacks: see :meth:`_deepening`), with
+        ``buffers`` from :meth:`_buffers`: its fail-soft value, or
+        :data:`~agon.solve.kernels.UNKNOWN`."""
+        moves, scores, trace = buffers
+        self.control[K.C_DEPTH_LIMITED] = int(depth < moves.shape[0] - 2)
         self._depth = depth
         self.control[K.C_ITERATION] += 1
         try:
