@@ -4,19 +4,21 @@ report and command around it."""
 from __future__ import annotations
 
 import json
+from typing import Any
 
 import pytest
 from tests.test_solve import reference
 from typer.testing import CliRunner
 
-from agon.cli import app
+from agon.cli import app, solve_commands
 from agon.core.game import Game
 from agon.core.player import Player
 from agon.games.alak import Alak
 from agon.games.alak.rules import AlakRules
 from agon.games.alternator import Alternator
-from agon.solve.quality import _loss, measure_quality
-from agon.solve.solver import Solver
+from agon.solve import quality
+from agon.solve.quality import QualityReport, _loss, measure_quality
+from agon.solve.solver import SolveInterrupted, Solver
 
 runner = CliRunner()
 
@@ -53,6 +55,42 @@ def test_random_play_gives_points_away_and_the_report_adds_up() -> None:
     assert report.mean_loss == report.total_loss / 12
 
 
+def test_positions_not_settled_in_time_are_left_out_and_counted() -> None:
+    # 8 points with edge capture: some positions take more than one chunk of search, and a
+    # limit this small stops every solve at its first chunk's end
+    report = measure_quality(Alak(8), "random", positions=6, seed=2, max_seconds=1e-9)
+    assert 0 < report.unsettled < report.positions == 6
+    assert report.judged == report.positions - report.unsettled
+    assert report.mean_loss == report.total_loss / report.judged
+    assert report.optimal <= report.judged
+    assert report.to_json()["unsettled"] == report.unsettled
+
+
+def test_an_interrupted_solve_stops_the_measurement(monkeypatch: pytest.MonkeyPatch) -> None:
+    def interrupted(*_: object) -> float:
+        raise SolveInterrupted(-1, 1, 0, 0.0, timed_out=False)
+
+    monkeypatch.setattr(quality, "_loss", interrupted)
+    with pytest.raises(SolveInterrupted):
+        measure_quality(Alak(5), "random", positions=2, seed=1, max_seconds=60)
+
+
+def test_the_quality_command_says_what_it_left_out(monkeypatch: pytest.MonkeyPatch) -> None:
+    asked: list[float | None] = []
+
+    def measured(*arguments: Any) -> QualityReport:
+        asked.append(arguments[-1])
+        return QualityReport("Alak 9", "random", 4, 2, 2, 1, 2.0, 0.0, 3, 2.5)
+
+    monkeypatch.setattr(solve_commands, "measure_quality", measured)
+    result = runner.invoke(app, ["quality", "alak", "random", "--max-seconds", "2.5", "-q"])
+    assert result.exit_code == 0, result.output
+    assert asked == [2.5]
+    assert "left out: 3 the solver did not settle within 2.5s a solve" in result.stdout
+    assert "the figures describe the other 1" in result.stdout
+    assert "mean margin given away per move: 2.000" in result.stdout
+
+
 def test_the_quality_command() -> None:
     result = runner.invoke(
         app, ["quality", "alak", "greedy", "--size", "5", "--positions", "4", "--json", "-q"]
@@ -70,6 +108,7 @@ def test_the_quality_command() -> None:
     [
         (["alak", "greedy", "--positions", "0"], "--positions must be at least 1"),
         (["alak", "nobody", "--positions", "2"], "nobody"),
+        (["alak", "greedy", "--max-seconds", "0"], "--max-seconds must be positive"),
     ],
 )
 def test_bad_quality_options_are_named(arguments: list[str], message: str) -> None:

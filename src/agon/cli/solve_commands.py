@@ -145,7 +145,7 @@ def tables(
     quality_positions: Annotated[
         int,
         typer.Option(
-            help="Also measure mcts:1s and alphabeta:1s on Alternator 4x4 and on Alak 9 "
+            help="Also measure mcts:1s and alphabeta:1s on Alternator 4x4, Alak 7 and Alak 9 "
             "without edge capture over this many positions each (0: keep the saved figures)."
         ),
     ] = 0,
@@ -183,6 +183,13 @@ def quality(
     edge_capture: EdgeOpt = None,
     positions: Annotated[int, typer.Option(help="How many positions to judge.")] = 100,
     seed: Annotated[int, typer.Option(help="Random seed for sampling and the agent.")] = 1,
+    max_seconds: Annotated[
+        float | None,
+        typer.Option(
+            help="Leave out (and count) positions the solver cannot settle within this many "
+            "seconds per solve; without it every position is solved, however long it takes."
+        ),
+    ] = None,
     as_json: JsonOpt = False,
     quiet: QuietOpt = False,
 ) -> None:
@@ -194,9 +201,11 @@ def quality(
     game = build_game(game_name, size, komi, rules, edge_capture)
     if positions < 1:
         fail("--positions must be at least 1")
+    if max_seconds is not None and max_seconds <= 0:
+        fail("--max-seconds must be positive")
     try:
         report = measure_quality(
-            game, agent, positions, seed, None if quiet else stderr_progress
+            game, agent, positions, seed, None if quiet else stderr_progress, max_seconds
         )
     except AgonError as error:
         fail(str(error))
@@ -207,15 +216,21 @@ def quality(
 
 
 def quality_text(report: QualityReport) -> str:
-    return "\n".join(
-        [
-            f"{report.agent} on {report.game}: {report.positions} positions "
-            f"({report.from_random} from random games, {report.from_self_play} from self-play)",
-            f"optimal moves: {report.optimal_share:.1%}",
-            f"mean margin given away per move: {report.mean_loss:.3f} points",
-            f"agent seconds per move: {report.agent_seconds:.2f}",
-        ]
-    )
+    lines = [
+        f"{report.agent} on {report.game}: {report.positions} positions "
+        f"({report.from_random} from random games, {report.from_self_play} from self-play)"
+    ]
+    if report.unsettled:
+        lines.append(
+            f"left out: {report.unsettled} the solver did not settle within "
+            f"{report.max_seconds:g}s a solve; the figures describe the other {report.judged}"
+        )
+    lines += [
+        f"optimal moves: {report.optimal_share:.1%}",
+        f"mean margin given away per move: {report.mean_loss:.3f} points",
+        f"agent seconds per move: {report.agent_seconds:.2f}",
+    ]
+    return "\n".join(lines)
 
 
 def register(app: typer.Typer) -> None:

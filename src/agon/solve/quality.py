@@ -4,7 +4,9 @@ Positions are sampled half from uniformly random games and half from the agent's
 games (where the agent's move is the one it played). Each position is solved move by move;
 the agent's move is *optimal* when its value equals the position's value, and the margin it
 *gives away* is the difference, from the mover's point of view. Positions with a single legal
-move say nothing about an agent and are skipped.
+move say nothing about an agent and are skipped. With a time limit per solve, positions the
+solver cannot settle within it are left out and counted (``unsettled``): the figures then
+describe the positions it settled, which are the easier ones.
 """
 
 from __future__ import annotations
@@ -19,7 +21,7 @@ from agon.core.game import Game, Move, State
 from agon.core.player import Player
 from agon.search.agent import Agent, RandomAgent
 from agon.search.registry import make_agent
-from agon.solve.solver import Solver
+from agon.solve.solver import SolveInterrupted, Solver
 
 MAX_GAME_PLIES = 400
 """Random and self-play games longer than this are cut (their positions still count)."""
@@ -35,14 +37,22 @@ class QualityReport:
     optimal: int
     total_loss: float
     agent_seconds: float
+    unsettled: int = 0
+    """Positions left out because a solve ran past ``max_seconds``."""
+    max_seconds: float | None = None
+
+    @property
+    def judged(self) -> int:
+        """The positions the figures describe: those the solver settled."""
+        return self.positions - self.unsettled
 
     @property
     def optimal_share(self) -> float:
-        return self.optimal / self.positions if self.positions else 0.0
+        return self.optimal / self.judged if self.judged else 0.0
 
     @property
     def mean_loss(self) -> float:
-        return self.total_loss / self.positions if self.positions else 0.0
+        return self.total_loss / self.judged if self.judged else 0.0
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -51,6 +61,8 @@ class QualityReport:
             "positions": self.positions,
             "from_random": self.from_random,
             "from_self_play": self.from_self_play,
+            "unsettled": self.unsettled,
+            "max_seconds": self.max_seconds,
             "optimal_share": round(self.optimal_share, 4),
             "mean_loss": round(self.mean_loss, 4),
             "agent_seconds_per_move": round(self.agent_seconds, 3),
@@ -84,11 +96,13 @@ def measure_quality(
     positions: int,
     seed: int,
     progress: Callable[[str], None] | None = None,
+    max_seconds: float | None = None,
 ) -> QualityReport:
-    """Judge ``agent_spec`` on ``positions`` positions (half random, half self-play)."""
+    """Judge ``agent_spec`` on ``positions`` positions (half random, half self-play), leaving
+    out those whose solves take more than ``max_seconds`` each (Ctrl-C still stops it all)."""
     rng = random.Random(seed)
     agent = make_agent(agent_spec, game, seed)
-    solver = Solver(game)
+    solver = Solver(game, max_seconds=max_seconds)
     wanted_random = positions - positions // 2
     sampled: list[tuple[State, Move | None]] = []
     walker = RandomAgent(game, rng.randrange(2**31))
@@ -108,18 +122,26 @@ def measure_quality(
             break
     rng.shuffle(pool)
     sampled.extend((state, move) for state, move in pool[: positions // 2])
-    optimal, total_loss = 0, 0.0
+    optimal, total_loss, unsettled = 0, 0.0, 0
     for index, (state, played) in enumerate(sampled, start=1):
         if played is None:
             started = time.monotonic()
             played = agent.choose(state)
             agent_seconds += time.monotonic() - started
             agent_moves += 1
-        loss = _loss(solver, state, played)
-        optimal += loss == 0
-        total_loss += loss
+        try:
+            loss = _loss(solver, state, played)
+        except SolveInterrupted as stop:
+            if not stop.timed_out:
+                raise
+            unsettled += 1
+            outcome = f"not settled within {max_seconds:g}s, left out"
+        else:
+            optimal += loss == 0
+            total_loss += loss
+            outcome = f"gave away {loss:g}"
         if progress is not None:
-            progress(f"position {index}/{len(sampled)}: gave away {loss:g}")
+            progress(f"position {index}/{len(sampled)}: {outcome}")
     return QualityReport(
         game=game.description,
         agent=agent.spec,
@@ -129,4 +151,6 @@ def measure_quality(
         optimal=optimal,
         total_loss=total_loss,
         agent_seconds=agent_seconds / max(agent_moves, 1),
+        unsettled=unsettled,
+        max_seconds=max_seconds,
     )

@@ -13,7 +13,7 @@ import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from agon.core.errors import AgonError
 from agon.core.files import replace_file
@@ -185,16 +185,33 @@ def _save(path: Path, results: dict[str, Any]) -> None:
 
 
 QUALITY_AGENTS = ("mcts:1s", "alphabeta:1s")
+
+
+class QualityGame(NamedTuple):
+    """A variant the agents' move quality is measured on."""
+
+    label: str
+    name: str
+    options: str
+    """The variant's options on the command line."""
+    game: Game
+
+
 QUALITY_GAMES = (
-    ("alternator-4x4", "alternator", "--size 4x4", Alternator(4, 4)),
-    # baljeu with edge capture on 9 points is not solved yet; without it, 9 points solve at once
-    ("alak-9-noedge", "alak", "--size 9 --no-edge-capture", Alak(9, AlakRules.BALJEU, False)),
+    QualityGame("alternator-4x4", "alternator", "--size 4x4", Alternator(4, 4)),
+    # the default rules (edge capture) are solved up to 7 points: on 9, most positions of
+    # random games are not settled within 10 s
+    QualityGame("alak-7", "alak", "--size 7", Alak(7)),
+    QualityGame(
+        "alak-9-noedge", "alak", "--size 9 --no-edge-capture", Alak(9, AlakRules.BALJEU, False)
+    ),
 )
-"""(label, game, its options, variant): where the agents' move quality is measured."""
 
 
-def quality_command(agent: str, game_name: str, options: str, positions: int) -> str:
-    return f"agon quality {game_name} {agent} {options} --positions {positions} --seed 1"
+def quality_command(agent: str, variant: QualityGame, positions: int) -> str:
+    return (
+        f"agon quality {variant.name} {agent} {variant.options} --positions {positions} --seed 1"
+    )
 
 
 def _family(job: Job) -> str:
@@ -218,11 +235,11 @@ def generate_tables(
     results = {} if fresh else _load(store)
     if quality_positions:
         for agent in QUALITY_AGENTS:
-            for label, _, _, game in QUALITY_GAMES:
+            for variant in QUALITY_GAMES:
                 if progress is not None:
-                    progress(f"measuring {agent} on {game.description} …")
-                report = measure_quality(game, agent, quality_positions, 1, progress)
-                results[f"quality-{agent}-{label}"] = report.to_json()
+                    progress(f"measuring {agent} on {variant.game.description} …")
+                report = measure_quality(variant.game, agent, quality_positions, 1, progress)
+                results[f"quality-{agent}-{variant.label}"] = report.to_json()
                 _save(store, results)
     # compile (or load) the kernels first, so that no job's seconds count compiling
     for warm_up in (Alternator(1, 2), Alak(1)):
@@ -481,16 +498,17 @@ def _quality_section(results: dict[str, Any]) -> list[str]:
         "|---|---|---|---|---|---|---|",
     ]
     for agent in QUALITY_AGENTS:
-        for label, game_name, options, game in QUALITY_GAMES:
-            record = results.get(f"quality-{agent}-{label}")
+        for variant in QUALITY_GAMES:
+            record = results.get(f"quality-{agent}-{variant.label}")
             positions = record["positions"] if record else 100
-            command = quality_command(agent, game_name, options, positions)
+            command = quality_command(agent, variant, positions)
+            description = variant.game.description
             if record is None:
                 missing = "not measured yet ||||"
-                lines.append(f"| {agent} | {game.description} | {missing} `{command}` |")
+                lines.append(f"| {agent} | {description} | {missing} `{command}` |")
                 continue
             lines.append(
-                f"| {agent} | {game.description} | {record['positions']} "
+                f"| {agent} | {description} | {positions} "
                 f"| {record['optimal_share']:.0%} | {record['mean_loss']:.2f} "
                 f"| {record['agent_seconds_per_move']:.2f} | `{command}` |"
             )
