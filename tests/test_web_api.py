@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 import threading
+import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -295,6 +297,34 @@ def test_moves_reach_watchers_over_websocket(client: TestClient) -> None:
         assert [m["text"] for m in update["view"]["moves"]] == ["2"]
         guest.move("4")
         assert [m["text"] for m in socket.receive_json()["view"]["moves"]] == ["2", "4"]
+
+
+def receive_within(socket: Any, seconds: float) -> Any:
+    """The socket's next JSON message; fails (rather than hangs) if none comes in time."""
+    received: list[Any] = []
+    reader = threading.Thread(target=lambda: received.append(socket.receive_json()), daemon=True)
+    reader.start()
+    reader.join(seconds)
+    assert received, f"no message within {seconds} s"
+    return received[0]
+
+
+def test_moves_made_by_another_server_process_reach_watchers(
+    make_client: Callable[..., TestClient], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(arena_module, "REFRESH_SECONDS", 0.05)
+    here, elsewhere = make_client(), make_client()  # two servers on one database
+    seat, created = start_game(here, game="alak", options={"size": 5}, opponent="friend")
+    guest = Seat(elsewhere, seat.game_id, created["invite_token"])
+    with here.websocket_connect(f"/ws/games/{seat.game_id}") as socket:
+        assert socket.receive_json()["view"]["moves"] == []
+        seat.move("2")
+        assert [m["text"] for m in socket.receive_json()["view"]["moves"]] == ["2"]
+        time.sleep(0.3)  # polls that must not announce this process's own move again
+        guest.move("4")
+        update = receive_within(socket, 10)["view"]
+        assert [m["text"] for m in update["moves"]] == ["2", "4"]
+        assert update["revision"] == 2
 
 
 def test_websocket_for_an_unknown_game_closes(client: TestClient) -> None:

@@ -6,6 +6,7 @@ header. Every error is a JSON ``{"detail": "..."}`` in words a player understand
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -275,8 +276,12 @@ def _add_api(app: FastAPI, arena: Arena) -> None:
                 return
             await socket.send_json({"type": "update", "view": arena.public_view(loaded)})
             arena.ensure_thinking(loaded)
-            while True:
-                await socket.receive_text()
+            following = asyncio.create_task(arena.follow(game_id, loaded.stored.revision))
+            try:
+                while True:
+                    await socket.receive_text()
+            finally:
+                following.cancel()
         except WebSocketDisconnect:
             pass
         finally:

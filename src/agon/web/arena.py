@@ -40,6 +40,8 @@ log = logging.getLogger(__name__)
 Mode = Literal["computer", "local", "friend"]
 COLOURS = ("black", "white")
 THINKING_TIMEOUT_S = 120.0
+REFRESH_SECONDS = 2.0
+"""How often a watched game is read again, for the changes other server processes make."""
 
 
 class ArenaError(AgonError):
@@ -491,7 +493,20 @@ class Arena:
 
     async def _broadcast(self, loaded: Loaded) -> None:
         update = {"type": "update", "view": self.public_view(loaded)}
-        await self.hub.broadcast(loaded.stored.id, update)
+        await self.hub.broadcast(loaded.stored.id, update, loaded.stored.revision)
+
+    async def follow(self, game_id: str, seen: int) -> None:
+        """Broadcast the changes to the game that this process did not make (another server
+        process on the same database did), polling every :data:`REFRESH_SECONDS`; ``seen``
+        is the revision its watcher was sent. Runs until cancelled."""
+        while True:
+            await asyncio.sleep(REFRESH_SECONDS)
+            revision = await asyncio.to_thread(self.store.revision, game_id)
+            if revision is None or revision <= max(seen, self.hub.announced(game_id)):
+                continue
+            loaded = await self.load(game_id)
+            seen = loaded.stored.revision
+            await self._broadcast(loaded)
 
     # --- the computer -------------------------------------------------------------------------
 

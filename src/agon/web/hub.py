@@ -1,4 +1,8 @@
-"""Live updates: every browser watching a game holds a WebSocket, and each change reaches all."""
+"""Live updates: every browser watching a game holds a WebSocket, and each change reaches all.
+
+A change made by this server process is broadcast at once; one made by another process on the
+same database is noticed by the watchers' polls (``Arena.follow``) and broadcast then.
+"""
 
 from __future__ import annotations
 
@@ -15,6 +19,7 @@ class Hub:
 
     def __init__(self) -> None:
         self._sockets: dict[str, set[WebSocket]] = defaultdict(set)
+        self._announced: dict[str, int] = {}
 
     def join(self, game_id: str, socket: WebSocket) -> None:
         self._sockets[game_id].add(socket)
@@ -26,14 +31,21 @@ class Hub:
         sockets.discard(socket)
         if not sockets:
             del self._sockets[game_id]
+            self._announced.pop(game_id, None)
 
     def watchers(self, game_id: str) -> int:
         return len(self._sockets.get(game_id, ()))
 
-    async def broadcast(self, game_id: str, message: dict[str, Any]) -> None:
+    def announced(self, game_id: str) -> int:
+        """The latest revision of the game broadcast to its watchers (-1 if none yet)."""
+        return self._announced.get(game_id, -1)
+
+    async def broadcast(self, game_id: str, message: dict[str, Any], revision: int) -> None:
+        """Send ``message``, the game at ``revision``, to every watcher of the game."""
         sockets = list(self._sockets.get(game_id, ()))
         if not sockets:
             return
+        self._announced[game_id] = max(revision, self.announced(game_id))
         text = json.dumps(message)
         results = await asyncio.gather(
             *(asyncio.wait_for(socket.send_text(text), timeout=5) for socket in sockets),

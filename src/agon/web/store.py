@@ -186,6 +186,11 @@ class Store:
             ).all()
             return StoredGame.from_row(row, list(moves))
 
+    def revision(self, game_id: str) -> int | None:
+        """The game's revision (None if there is no such game): cheap, to notice changes."""
+        with self._sessions() as session:
+            return session.scalar(select(GameRow.revision).where(GameRow.id == game_id))
+
     def append_move(
         self, game_id: str, revision: int, ply: int, text: str, outcome: Outcome
     ) -> int:
