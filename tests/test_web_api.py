@@ -258,6 +258,38 @@ def test_a_computer_turn_cut_off_by_a_restart_is_played_after_it(web_db: Path) -
         assert len(view["moves"]) == 1 and view["to_move"] == "white"
 
 
+def test_the_database_keeps_no_seat_token(client: TestClient, web_db: Path) -> None:
+    host, created = start_game(client, game="alak", options={"size": 5}, opponent="friend")
+    invite = created["invite_token"]
+    store = Store(database_url(str(web_db)))
+    stored = store.load(host.game_id)
+    store.close()
+    assert stored is not None
+    assert all(kept and kept.startswith(arena_module.HASHED) for kept in stored.tokens.values())
+    contents = b"".join(path.read_bytes() for path in web_db.parent.glob(web_db.name + "*"))
+    assert host.token and host.token.encode() not in contents and invite.encode() not in contents
+    # the host's page can still show the friend's link; each token holds only its own seat
+    assert host.view()["invite_token"] == invite
+    guest = Seat(client, host.game_id, invite)
+    assert guest.view()["you"] == [colour for colour in ("black", "white")
+                                   if colour != created["colour"]]
+    assert guest.view()["invite_token"] is None
+    assert Seat(client, host.game_id, invite[:-1] + "A").view()["you"] == []
+
+
+def test_games_stored_before_tokens_were_hashed_keep_their_seats(web_db: Path) -> None:
+    store = Store(database_url(str(web_db)))
+    store.create(game_id="older", game="alak", options={"size": 5}, mode="friend",
+                 seats={"black": {"token": "host-token"}, "white": {"token": "guest-token"}},
+                 host="black")
+    store.close()
+    with TestClient(create_app(str(web_db), executor="thread", warm=False)) as client:
+        host_view = Seat(client, "older", "host-token").view()
+        assert host_view["you"] == ["black"] and host_view["invite_token"] == "guest-token"
+        assert Seat(client, "older", "guest-token").view()["you"] == ["white"]
+        assert Seat(client, "older", "guest").view()["you"] == []
+
+
 def test_a_stale_revision_cannot_store_a_second_move(web_db: Path) -> None:
     store = Store(database_url(str(web_db)))
     stored = store.create(game_id="race", game="alak", options={"size": 5}, mode="local",

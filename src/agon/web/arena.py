@@ -8,7 +8,9 @@ it. The computer thinks in a worker pool, so the event loop stays free for other
 from __future__ import annotations
 
 import asyncio
+import base64
 import hashlib
+import hmac
 import logging
 import multiprocessing
 import secrets
@@ -138,6 +140,34 @@ def board_svg(state: State, highlight: Iterable[int] = (), last_move: Move | Non
     return render_svg(state, highlight=highlight, last_move=last_move)
 
 
+HASHED = "sha256:"
+"""Prefix of a seat token's hash as the database keeps it. Games stored before tokens were
+hashed keep their tokens as they were, and those still work."""
+
+
+def token_digest(token: str) -> str:
+    """What the database keeps of a seat token: its hash, so that reading the database does
+    not give anyone a seat."""
+    digest = hashlib.sha256(token.encode()).digest()
+    return HASHED + base64.urlsafe_b64encode(digest).decode().rstrip("=")
+
+
+def invite_for(host_token: str, game_id: str) -> str:
+    """The guest's token of a friend game, derived from the host's: the host's page can show
+    the guest's link again though the database keeps neither token."""
+    mac = hmac.new(host_token.encode(), f"invite:{game_id}".encode(), hashlib.sha256).digest()
+    return base64.urlsafe_b64encode(mac[:18]).decode()
+
+
+def holds_seat(stored_token: str | None, token: str) -> bool:
+    """Whether ``token`` is the one a seat's stored token (hashed or, in older games, not)
+    stands for."""
+    if stored_token is None:
+        return False
+    presented = token_digest(token) if stored_token.startswith(HASHED) else token
+    return secrets.compare_digest(stored_token.encode(), presented.encode())
+
+
 def seed_for(game_id: str, ply: int) -> int:
     digest = hashlib.sha256(f"{game_id}:{ply}".encode()).digest()
     return int.from_bytes(digest[:4], "big")
@@ -196,22 +226,19 @@ class Arena:
     def seats_of(stored: StoredGame, token: str | None) -> list[str]:
         if not token:
             return []
-        return [
-            colour
-            for colour in COLOURS
-            if (seat := stored.tokens[colour]) is not None
-            and secrets.compare_digest(seat.encode(), token.encode())
-        ]
+        return [colour for colour in COLOURS if holds_seat(stored.tokens[colour], token)]
 
     def view(self, loaded: Loaded, token: str | None = None) -> dict[str, Any]:
         """What a browser shows; with a token, also what that seat may do."""
+        stored = loaded.stored
         view = self.public_view(loaded)
-        seats = self.seats_of(loaded.stored, token)
+        seats = self.seats_of(stored, token)
         view["you"] = seats
         view["invite_token"] = None
-        if loaded.stored.mode == "friend" and loaded.stored.host in seats:
-            guest = "white" if loaded.stored.host == "black" else "black"
-            view["invite_token"] = loaded.stored.tokens[guest]
+        if token and stored.mode == "friend" and stored.host in seats:
+            guest = stored.tokens["white" if stored.host == "black" else "black"]
+            hashed = guest is not None and guest.startswith(HASHED)
+            view["invite_token"] = invite_for(token, stored.id) if hashed else guest
         return view
 
     def public_view(self, loaded: Loaded) -> dict[str, Any]:
@@ -301,21 +328,22 @@ class Arena:
         if colour == "random":
             colour = secrets.choice(COLOURS)
         other = "white" if colour == "black" else "black"
+        game_id = secrets.token_urlsafe(6)
         token = secrets.token_urlsafe(18)
+        kept = token_digest(token)
         seats: dict[str, dict[str, str | None]] = {}
         invite: str | None = None
         if request.opponent == "computer":
             spec = level_spec(request.level)
-            seats[colour] = {"token": token}
+            seats[colour] = {"token": kept}
             seats[other] = {"agent": spec, "level": request.level}
         elif request.opponent == "local":
-            seats = {"black": {"token": token}, "white": {"token": token}}
+            seats = {"black": {"token": kept}, "white": {"token": kept}}
         elif request.opponent == "friend":
-            invite = secrets.token_urlsafe(18)
-            seats = {colour: {"token": token}, other: {"token": invite}}
+            invite = invite_for(token, game_id)
+            seats = {colour: {"token": kept}, other: {"token": token_digest(invite)}}
         else:
             raise ArenaError(f"unknown opponent {request.opponent!r}: computer, local or friend")
-        game_id = secrets.token_urlsafe(6)
         stored = await asyncio.to_thread(
             self.store.create,
             game_id=game_id,
