@@ -365,15 +365,15 @@ def test_solve_refuses_bad_input(arguments: list[str]) -> None:
 
 
 def _summary_of(boards: list[int], points: int) -> np.ndarray:
-    """The summary of ``boards`` as the search builds it: one trace per board, merged."""
-    size = 1 + K.SUMMARY_FIELDS * (points + 1)
-    merged = np.zeros(size, dtype=np.int64)
-    K.start_trace(merged, boards[0])
-    for board in boards[1:]:
-        row = np.zeros(size, dtype=np.int64)
-        K.start_trace(row, board)
-        K.merge_trace(merged, row[0], row[1:])
-    return merged[1:]
+    """The summary of ``boards`` as the search builds it: each node's trace starts empty and
+    gains boards, and traces merge."""
+    summaries = np.zeros((len(boards), K.TRACE_HEAD + 3 * K.SUMMARY_FIELDS * (points + 1)),
+                         dtype=np.int64)
+    for row, board in zip(summaries, boards, strict=True):
+        K.start_trace(row)
+        K.add_board(K.trace_summary(row, K.LOW), board)
+        K.rest_on(summaries[0], K.HIGH, row[K.LOW], K.trace_summary(row, K.LOW), False)
+    return K.trace_summary(summaries[0], K.HIGH)
 
 
 @settings(max_examples=200, deadline=None)

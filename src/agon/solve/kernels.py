@@ -95,17 +95,16 @@ def tt_find(tt: Array, key: int) -> int:
 @njit(cache=True)
 def tt_store(
     tt: Array, summaries: Array, key: int, lower: int, upper: int, move: int, work: int,
-    summary: Array, keep_summary: bool,
+    low_summary: Array, high_summary: Array, keep_summary: bool,
 ) -> None:
     """Record bounds for ``key``, tightening what is already known about it; with
-    ``keep_summary``, also the summary of the boards the proof met (merged with the summary
-    already there, since the tightened bounds rest on both proofs)."""
+    ``keep_summary``, also the summaries of the boards each bound's proof rests on (a tighter
+    bound replaces its summary; an equal one merges with it, since either proof holds)."""
     row = tt_find(tt, key)
     merge = row >= 0
+    old_lower, old_upper = -INFINITY, INFINITY
     if merge:
         old_lower, old_upper, old_move, old_work = unpack(tt[row, 1])
-        lower = max(lower, old_lower)
-        upper = min(upper, old_upper)
         if move < 0:
             move = old_move
         work = max(work, old_work)
@@ -114,27 +113,40 @@ def tt_store(
         if tt[row, 1] != 0 and unpack(tt[row, 1])[3] > work:
             row += 1
     tt[row, 0] = key
-    tt[row, 1] = pack(lower, upper, move, work)
+    tt[row, 1] = pack(max(lower, old_lower), min(upper, old_upper), move, work)
     if keep_summary:
-        if merge:
-            merge_summary(summaries[row], summary)
-        else:
-            summaries[row, :] = summary
+        size = low_summary.shape[0]
+        if lower > old_lower:
+            summaries[row, :size] = low_summary
+        elif lower == old_lower > -INFINITY:
+            merge_summary(summaries[row, :size], low_summary)
+        if upper < old_upper:
+            summaries[row, size:] = high_summary
+        elif upper == old_upper < INFINITY:
+            merge_summary(summaries[row, size:], high_summary)
 
 
 # --- history-free results (see docs/solver.md) -------------------------------------------
 #
-# A *summary* describes a set of boards (those a proof met): for each number of stones ``c``
-# (its *level*), the stones every board of ``c`` stones has (``summary[3c]``; all bits where
-# there is none), the stones some board of ``c`` stones has (``summary[3c + 1]``), and a
-# 64-bit Bloom filter of those boards (``summary[3c + 2]``: two bits of a hash of each). A
+# A *summary* describes a set of boards (those a proof rests on): for each number of stones
+# ``c`` (its *level*), the stones every board of ``c`` stones has (``summary[3c]``; all bits
+# where there is none), the stones some board of ``c`` stones has (``summary[3c + 1]``), and
+# a 64-bit Bloom filter of those boards (``summary[3c + 2]``: two bits of a hash of each). A
 # board could be in the set only if it passes its level's three tests. The filter tells apart
 # the boards close to the present one that the masks cannot (one stone more or less, met or
-# not). Boards are packed as ``history_board`` packs them. A node's ``trace`` row is its
-# history reference, then its summary.
+# not). Boards are packed as ``history_board`` packs them.
+#
+# A node's ``trace`` row says what its result rests on, for each bound apart (a lower bound
+# needs only its best move, an upper bound every move): the earliest history position its
+# lower bound, its upper bound and its best move's result depend on, then the summaries of
+# its lower bound, its upper bound and its best move's result (``TRACE_HEAD`` references,
+# then three summaries).
 
 SUMMARY_FIELDS = 3
 """int64 words per level of a summary."""
+TRACE_HEAD = 3
+"""References at the head of a trace row: lower bound, upper bound, best move's result."""
+LOW, HIGH, BEST = 0, 1, 2
 
 
 @njit(cache=True)
@@ -145,16 +157,37 @@ def bloom_bits(board: int) -> int:
 
 
 @njit(cache=True)
-def start_trace(trace_row: Array, board: int) -> None:
-    """A node's trace before anything is searched: no reference, its own board met."""
-    trace_row[0] = NO_REFERENCE
-    trace_row[1::3] = -1
-    trace_row[2::3] = 0
-    trace_row[3::3] = 0
-    level = popcount(board)
-    trace_row[1 + 3 * level] = board
-    trace_row[2 + 3 * level] = board
-    trace_row[3 + 3 * level] = bloom_bits(board)
+def trace_summary(trace_row: Array, which: int) -> Array:
+    """The summary :data:`LOW`, :data:`HIGH` or :data:`BEST` of a trace row."""
+    size = (trace_row.shape[0] - TRACE_HEAD) // 3
+    start = TRACE_HEAD + which * size
+    return trace_row[start : start + size]
+
+
+@njit(cache=True)
+def clear_summary(summary: Array) -> None:
+    """Make ``summary`` describe no board."""
+    summary[0::3] = -1
+    summary[1::3] = 0
+    summary[2::3] = 0
+
+
+@njit(cache=True)
+def start_trace(trace_row: Array) -> None:
+    """A node's trace before anything is searched: no reference, no board. (The best move's
+    summary is written when there is a best move.)"""
+    trace_row[:TRACE_HEAD] = NO_REFERENCE
+    clear_summary(trace_summary(trace_row, LOW))
+    clear_summary(trace_summary(trace_row, HIGH))
+
+
+@njit(cache=True)
+def add_board(summary: Array, board: int) -> None:
+    """Make ``summary`` describe ``board`` too."""
+    base = 3 * popcount(board)
+    summary[base] &= board
+    summary[base + 1] |= board
+    summary[base + 2] |= bloom_bits(board)
 
 
 @njit(cache=True)
@@ -167,9 +200,15 @@ def merge_summary(summary: Array, other: Array) -> None:
 
 
 @njit(cache=True)
-def merge_trace(trace_row: Array, reference: int, summary: Array) -> None:
-    trace_row[0] = min(trace_row[0], reference)
-    merge_summary(trace_row[1:], summary)
+def rest_on(
+    trace_row: Array, which: int, reference: int, summary: Array, both: bool
+) -> None:
+    """Make bound ``which`` of a trace (or, with ``both``, each bound) rest also on what
+    ``reference`` and ``summary`` stand for."""
+    for side in (LOW, HIGH):
+        if side == which or both:
+            trace_row[side] = min(trace_row[side], reference)
+            merge_summary(trace_summary(trace_row, side), summary)
 
 
 @njit(cache=True)
@@ -182,21 +221,23 @@ def may_be_among(board: int, summary: Array) -> bool:
 
 
 @njit(cache=True)
-def free_entry_applies(
+def free_bounds_apply(
     history_board: Kernel, params: Array, state: Array, length: int, present: int,
-    summary: Array, repeats_count: bool,
-) -> bool:
-    """Whether a history-free result whose proof met the boards ``summary`` describes holds
-    here: no earlier board of this game could be one of them. (The present board is met by
-    every proof from here; where only a board's presence counts, an earlier copy of it changes
-    nothing.)"""
+    low_summary: Array, high_summary: Array, repeats_count: bool, low: bool, high: bool,
+) -> tuple[bool, bool]:
+    """Whether the lower and the upper bound of a history-free result hold here (asked only
+    where ``low``, ``high``): no earlier board of this game could be one of the boards its
+    proof rests on. (Where only a board's presence counts, the present board cannot be one:
+    an earlier copy of it changes nothing.)"""
     for index in range(length - 1, -1, -1):
         board = history_board(params, state, index)
         if board == present and not repeats_count:
             continue
-        if may_be_among(board, summary):
-            return False
-    return True
+        low = low and not may_be_among(board, low_summary)
+        high = high and not may_be_among(board, high_summary)
+        if not (low or high):
+            break
+    return low, high
 
 
 @njit(cache=True)
@@ -332,11 +373,17 @@ def negamax(
     if ply > control[C_MAX_PLY]:
         control[C_MAX_PLY] = ply
     history = control[C_HISTORY] != 0
+    # where a third repetition counts, every board met counts for both bounds alike
+    split = control[C_REPEATS_COUNT] == 0
+    row_trace = trace[ply]
     length, present = 0, 0
     if history:
         length = history_length(params, state)
         present = history_board(params, state, length)
-        start_trace(trace[ply], present)
+        start_trace(row_trace)
+        if not split:
+            add_board(trace_summary(row_trace, LOW), present)
+            add_board(trace_summary(row_trace, HIGH), present)
     # no margin lies outside ±C_MAX_VALUE: a window beyond it is settled at once
     if alpha >= control[C_MAX_VALUE]:
         return control[C_MAX_VALUE]  # type: ignore[no-any-return]
@@ -347,36 +394,59 @@ def negamax(
     # hints serve only searches that a depth limit can leave unknown
     hinting = control[C_DEPTH_LIMITED] != 0 and depth >= HINT_MIN_DEPTH and beta - alpha == 1
     present_key = key(params, state) if history or hinting else 0
-    free_key, table_key, frame, row = present_key, 0, 0, -1
+    free_key, table_key, frame = present_key, 0, 0
+    lower, upper, stored_move, free, row = -INFINITY, INFINITY, -1, False, -1
+    free_move = -1  # the best move of a history-free entry that does not hold here (tried first)
     if history:
         row = tt_find(tt, free_key)
-        if row >= 0 and free_entry_applies(
-            history_board, params, state, length, present, summaries[row],
-            control[C_REPEATS_COUNT] != 0,
-        ):
-            control[C_FREE_HITS] += 1
-            merge_trace(trace[ply], NO_REFERENCE, summaries[row])
-        else:
-            row = -1
+        if row >= 0:
+            # only the bounds that can settle or narrow this search are checked
+            entry_lower, entry_upper, stored_move, _ = unpack(tt[row, 1])
+            size = (row_trace.shape[0] - TRACE_HEAD) // 3
+            low_holds, high_holds = free_bounds_apply(
+                history_board, params, state, length, present, summaries[row, :size],
+                summaries[row, size:], control[C_REPEATS_COUNT] != 0, entry_lower > alpha,
+                entry_upper < beta,
+            )
+            if low_holds or high_holds:
+                free = True
+                control[C_FREE_HITS] += 1
+                if low_holds:
+                    lower = entry_lower
+                if high_holds:
+                    upper = entry_upper
+            else:
+                free_move, row = stored_move, -1
     if row < 0:
         table_key = position_key(
             key, history_key, canonical, params, symmetry, state, image, control
         )
         frame = image[0]
         row = tt_find(tt, table_key)
-        if row >= 0 and history:
-            trace[ply, 0] = DEPENDS_ON_ALL
-    first = -1
+        if row >= 0:
+            lower, upper, stored_move, _ = unpack(tt[row, 1])
+    first = free_move
     if row >= 0:
-        lower, upper, stored_move, _ = unpack(tt[row, 1])
         control[C_TT_HITS] += 1
+        if history:
+            # the node's result rests on each stored bound it uses
+            size = (row_trace.shape[0] - TRACE_HEAD) // 3
+            for bound in (LOW, HIGH):
+                if (lower > alpha) if bound == LOW else (upper < beta):
+                    if free:
+                        stored = summaries[row, bound * size : (bound + 1) * size]
+                        rest_on(row_trace, bound, NO_REFERENCE, stored, not split)
+                    else:
+                        row_trace[bound] = DEPENDS_ON_ALL
+                        if not split:
+                            row_trace[LOW] = row_trace[HIGH] = DEPENDS_ON_ALL
         if lower >= beta or lower == upper:
             return lower
         if upper <= alpha:
             return upper
         alpha = max(alpha, lower)
         beta = min(beta, upper)
-        if stored_move >= 0:
+        if stored_move >= 0 and first < 0:
             first = move_maps[symmetries + frame, stored_move]
     hint, situation = -1, 0
     if hinting:
@@ -392,10 +462,15 @@ def negamax(
         hints[hint, 1] = -1  # not known yet: set if this search ends unknown
     count = legal_moves(params, state, moves[ply])
     if history:
-        trace[ply, 0] = min(trace[ply, 0], history_reference(params, state))
+        # moves the history forbids now could be allowed after another: an upper bound (and
+        # a game's end) rests on them, a lower bound needs only its best move
+        reference = history_reference(params, state)
+        row_trace[HIGH] = min(row_trace[HIGH], reference)
+        if count == 0 or not split:
+            row_trace[LOW] = min(row_trace[LOW], reference)
     if count == 0:
         return terminal_value(margin, params, state, sign, control[C_SCALE])
-    best, best_move = -INFINITY, -1
+    best, best_move, best_board = -INFINITY, -1, -1
     window = alpha
     if moves[ply, count - 1] == pass_move:
         # a pass that ends the game costs nothing to value and often settles the node
@@ -406,8 +481,11 @@ def negamax(
             window = max(window, best)
             count -= 1
             if history:
+                # a pass is always allowed: only what its ending rests on counts
                 reference = history_reference(params, state)
-                trace[ply, 0] = min(trace[ply, 0], reference)
+                row_trace[BEST] = reference
+                clear_summary(trace_summary(row_trace, BEST))
+                rest_on(row_trace, HIGH, reference, trace_summary(row_trace, BEST), not split)
         undo(params, state)
     unknown = False
     if depth <= 0 and best < beta:
@@ -417,15 +495,17 @@ def negamax(
     asked = NEED_ALL if need == NEED_ALL else (NEED_LOW if need == NEED_HIGH else NEED_HIGH)
     setbacks = control[C_DEPTH_IN_SETBACKS] != 0
     stones = popcount(present) if setbacks else 0
+    child_trace = trace[ply + 1]
     for index in range(count):
         if window >= beta:
             break
         move = moves[ply, index]
         play(params, state, move)
+        child_board = history_board(params, state, history_length(params, state)) if (
+            history
+        ) else 0
         cost = 1
-        if setbacks and popcount(
-            history_board(params, state, history_length(params, state))
-        ) > stones:
+        if setbacks and popcount(child_board) > stones:
             cost = 0
         value = negamax(
             legal_moves, play, undo, margin, move_order, key, history_key, canonical,
@@ -436,8 +516,6 @@ def negamax(
         undo(params, state)
         if control[C_ABORTED] != 0:
             return 0
-        if history:
-            merge_trace(trace[ply], trace[ply + 1, 0], trace[ply + 1, 1:])
         if value == UNKNOWN:
             unknown = True
             if need == NEED_LOW:
@@ -445,8 +523,19 @@ def negamax(
             asked = NEED_LOW
             continue
         value = -value
+        if history:
+            # every move's result, as a lower bound for the opponent, bounds this node above
+            rest_on(row_trace, HIGH, child_trace[LOW], trace_summary(child_trace, LOW),
+                    not split)
+            if not split:
+                rest_on(row_trace, HIGH, child_trace[HIGH], trace_summary(child_trace, HIGH),
+                        True)
         if value > best:
             best, best_move = value, move
+            if history:
+                row_trace[BEST] = child_trace[HIGH]
+                trace_summary(row_trace, BEST)[:] = trace_summary(child_trace, HIGH)
+                best_board = child_board
             window = max(window, value)
             if window >= beta:
                 cutoffs[side, move] += 1
@@ -454,21 +543,42 @@ def negamax(
         hints[hint, 1] = control[C_ITERATION] << 16 | min(depth, 0xFFFF)
     if unknown and best <= alpha:
         return UNKNOWN
-    if history and trace[ply, 0] >= length:
-        table_key, frame = free_key, 0
-    elif history and table_key == 0:
-        table_key = position_key(
-            key, history_key, canonical, params, symmetry, state, image, control
-        )
-        frame = image[0]
-    if unknown and best < beta:
-        tt_store(tt, summaries, table_key, best, INFINITY, move_maps[frame, best_move], 0,
-                 trace[ply, 1:], history)
-        return UNKNOWN
+    if history:
+        if best > alpha:
+            # the lower bound rests on the best move staying allowed and on its result
+            rest_on(row_trace, LOW, row_trace[BEST], trace_summary(row_trace, BEST),
+                    not split)
+            if best_board >= 0:
+                add_board(trace_summary(row_trace, LOW), best_board)
+        if best_board >= 0:
+            # and an upper bound on some move staying allowed, where the game would end
+            # without one
+            add_board(trace_summary(row_trace, HIGH), best_board)
+    # with a move unknown, only a lower bound is proven
+    undecided = unknown and best < beta
     lower = best if best > alpha else -INFINITY
-    upper = best if best < beta else INFINITY
-    work = log2_work(control[C_NODES] - nodes_before + 1)
-    tt_store(tt, summaries, table_key, lower, upper, move_maps[frame, best_move], work,
-             trace[ply, 1:], history)
+    upper = best if best < beta and not undecided else INFINITY
+    work = 0 if undecided else log2_work(control[C_NODES] - nodes_before + 1)
+    if history:
+        # each bound proven without the history before this position is stored under the
+        # present position alone, with the summary it rests on; the rest under the history
+        free_lower = lower if row_trace[LOW] >= length else -INFINITY
+        free_upper = upper if row_trace[HIGH] >= length else INFINITY
+        if free_lower > -INFINITY or free_upper < INFINITY:
+            tt_store(tt, summaries, free_key, free_lower, free_upper, best_move, work,
+                     trace_summary(row_trace, LOW), trace_summary(row_trace, HIGH), True)
+        if free_lower < lower or free_upper > upper:
+            if table_key == 0:
+                table_key = position_key(
+                    key, history_key, canonical, params, symmetry, state, image, control
+                )
+                frame = image[0]
+            tt_store(tt, summaries, table_key, lower, upper, move_maps[frame, best_move], work,
+                     trace_summary(row_trace, LOW), trace_summary(row_trace, HIGH), False)
+    else:
+        tt_store(tt, summaries, table_key, lower, upper, move_maps[frame, best_move], work,
+                 trace_summary(row_trace, LOW), trace_summary(row_trace, HIGH), False)
+    if undecided:
+        return UNKNOWN
     control[C_STORES] += 1
     return best

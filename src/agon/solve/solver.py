@@ -185,7 +185,8 @@ class Solver:
         levels = self.twin.board_points + 1
         self._summary_size = K.SUMMARY_FIELDS * levels if history else K.SUMMARY_FIELDS
         rows = self.table.shape[0] if history else 1
-        self.summaries = np.zeros((rows, self._summary_size), dtype=np.int64)
+        # a summary for each bound of an entry
+        self.summaries = np.zeros((rows, 2 * self._summary_size), dtype=np.int64)
         self.hints = np.zeros((1 << HINT_BITS, 2), dtype=np.int64)
         self.control = np.zeros(K.CONTROL_SIZE, dtype=np.int64)
         self.control[K.C_HISTORY] = int(history)
@@ -294,7 +295,7 @@ class Solver:
         plies = plies_available(self.variant, array)
         moves = np.zeros((plies + 1, self.twin.num_actions), dtype=np.int64)
         scores = np.zeros(moves.shape, dtype=np.float64)
-        trace = np.zeros((plies + 1, 1 + self._summary_size), dtype=np.int64)
+        trace = np.zeros((plies + 1, K.TRACE_HEAD + 3 * self._summary_size), dtype=np.int64)
         return moves, scores, trace
 
     def _probe_at(
