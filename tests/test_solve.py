@@ -160,6 +160,9 @@ HISTORY_PAIRS = [
     # same board and side to move, different history, different values
     (Alak(3, AlakRules.TROMP_TAYLOR), ".xx x", ".xx x seen=.x.,xo.", 3, -3),
     (Alak(4, AlakRules.BALJEU), "..o. o", "..o. o seen=.x..", -2, -3),
+    # after o's 2, both of x's placements recreate a board seen: the game ends there, better
+    # for x (an upper bound proven with moves must rest on one of them staying allowed)
+    (Alak(4, AlakRules.BALJEU), "x... o seen=....", "x... o seen=....,.ox.,.o.x", -2, -1),
     (Alak(3, AlakRules.TRADITIONAL), ".x. o", ".x. o seen=.x.:x,.x.:x", 3, 0),
 ]
 

@@ -54,10 +54,10 @@ _Buffers = tuple[Array, npt.NDArray[np.float64], Array]
 
 def default_table_bits(game: Game) -> int:
     """2**22 buckets of two entries, 16 bytes each (128 MiB), for Alternator; for Alak, whose
-    entries also keep a summary of 24·(N+1) bytes, 2**20 up to 16 points (656 MiB on 12)
-    and 2**18 beyond."""
+    entries also keep two summaries of 24·(N+1) bytes, 2**20 up to 12 points (1.25 GiB on 12),
+    2**19 up to 16 (0.8 GiB on 16) and 2**18 beyond."""
     if isinstance(game, Alak):
-        return 20 if game.size <= 16 else 18
+        return 20 if game.size <= 12 else 19 if game.size <= 16 else 18
     return 22
 
 
