@@ -34,7 +34,8 @@ Kernel = Any
 C_NODES, C_LIMIT, C_ABORTED, C_MAX_PLY, C_SCALE, C_OVERFLOW, C_TT_HITS, C_STORES = range(8)
 C_USE_SYMMETRY, C_MAX_VALUE, C_HISTORY, C_REPEATS_COUNT, C_FREE_HITS = 8, 9, 10, 11, 12
 C_ITERATION, C_HINT_HITS, C_DEPTH_LIMITED, C_DEPTH_IN_SETBACKS = 13, 14, 15, 16
-CONTROL_SIZE = 17
+C_WEAK_PROOFS, C_ESTIMATED_START = 17, 18
+CONTROL_SIZE = 19
 
 HINT_MIN_DEPTH = 3
 """Unknown results of searches at least this deep are remembered (see ``negamax``)."""
@@ -260,6 +261,100 @@ def position_key(
 
 
 @njit(cache=True)
+def look_up(
+    key: Kernel, history_key: Kernel, canonical: Kernel, history_board: Kernel, params: Array,
+    symmetry: Array, move_maps: Array, state: Array, image: Array, control: Array, tt: Array,
+    summaries: Array, row_trace: Array, alpha: int, beta: int, length: int, present: int,
+    present_key: int,
+) -> tuple[int, int, int, int, int]:
+    """The proven bounds the table holds for this node (``-INFINITY``, ``INFINITY`` where
+    none): a history-free entry's bounds where no earlier board could undo them, else the
+    whole-situation entry's. Only the bounds that can settle or narrow the window
+    (``alpha``, ``beta``) are checked, and the node's trace (``row_trace``) then rests on
+    each of them. Also the move to try first (the stored best move, in this position's
+    frame; -1 if none), the whole-situation key where it was computed (else 0) and the
+    symmetry of its frame."""
+    history = control[C_HISTORY] != 0
+    split = control[C_REPEATS_COUNT] == 0
+    symmetries = move_maps.shape[0] >> 1
+    table_key, frame = 0, 0
+    lower, upper, stored_move, free, row = -INFINITY, INFINITY, -1, False, -1
+    first = -1  # a history-free entry's best move is tried first even where it does not hold
+    if history:
+        row = tt_find(tt, present_key)
+        if row >= 0:
+            entry_lower, entry_upper, stored_move, _ = unpack(tt[row, 1])
+            size = (row_trace.shape[0] - TRACE_HEAD) // 3
+            low_holds, high_holds = free_bounds_apply(
+                history_board, params, state, length, present, summaries[row, :size],
+                summaries[row, size:], control[C_REPEATS_COUNT] != 0, entry_lower > alpha,
+                entry_upper < beta,
+            )
+            if low_holds or high_holds:
+                free = True
+                control[C_FREE_HITS] += 1
+                if low_holds:
+                    lower = entry_lower
+                if high_holds:
+                    upper = entry_upper
+            else:
+                first, row = stored_move, -1
+    if row < 0:
+        table_key = position_key(
+            key, history_key, canonical, params, symmetry, state, image, control
+        )
+        frame = image[0]
+        row = tt_find(tt, table_key)
+        if row >= 0:
+            lower, upper, stored_move, _ = unpack(tt[row, 1])
+    if row >= 0:
+        control[C_TT_HITS] += 1
+        if history:
+            # the node's result rests on each stored bound it uses
+            size = (row_trace.shape[0] - TRACE_HEAD) // 3
+            for bound in (LOW, HIGH):
+                if (lower > alpha) if bound == LOW else (upper < beta):
+                    if free:
+                        stored = summaries[row, bound * size : (bound + 1) * size]
+                        rest_on(row_trace, bound, NO_REFERENCE, stored, not split)
+                    else:
+                        row_trace[bound] = DEPENDS_ON_ALL
+                        if not split:
+                            row_trace[LOW] = row_trace[HIGH] = DEPENDS_ON_ALL
+        if stored_move >= 0 and first < 0:
+            first = move_maps[symmetries + frame, stored_move]
+    return lower, upper, first, table_key, frame
+
+
+@njit(cache=True)
+def store_bounds(
+    key: Kernel, history_key: Kernel, canonical: Kernel, params: Array, symmetry: Array,
+    move_maps: Array, state: Array, image: Array, control: Array, tt: Array,
+    summaries: Array, row_trace: Array, lower: int, upper: int, best_move: int, work: int,
+    length: int, present_key: int, table_key: int, frame: int,
+) -> None:
+    """Store the bounds a search proved at this node (see :func:`look_up` for the keys):
+    each bound proven without the history before this position under the present key alone,
+    with the summary it rests on; the rest under the whole situation."""
+    if control[C_HISTORY] != 0:
+        free_lower = lower if row_trace[LOW] >= length else -INFINITY
+        free_upper = upper if row_trace[HIGH] >= length else INFINITY
+        if free_lower > -INFINITY or free_upper < INFINITY:
+            tt_store(tt, summaries, present_key, free_lower, free_upper, best_move, work,
+                     trace_summary(row_trace, LOW), trace_summary(row_trace, HIGH), True)
+        if free_lower == lower and free_upper == upper:
+            return
+    if table_key == 0:
+        table_key = position_key(
+            key, history_key, canonical, params, symmetry, state, image, control
+        )
+        frame = image[0]
+    stored_move = move_maps[frame, best_move] if best_move >= 0 else -1
+    tt_store(tt, summaries, table_key, lower, upper, stored_move, work,
+             trace_summary(row_trace, LOW), trace_summary(row_trace, HIGH), False)
+
+
+@njit(cache=True)
 def terminal_value(margin: Kernel, params: Array, state: Array, sign: int, scale: int) -> int:
     return sign * int(np.rint(margin(params, state) * scale))
 
@@ -390,64 +485,19 @@ def negamax(
     if beta <= -control[C_MAX_VALUE]:
         return -control[C_MAX_VALUE]  # type: ignore[no-any-return]
     nodes_before = control[C_NODES]
-    symmetries = move_maps.shape[0] >> 1
     # hints serve only searches that a depth limit can leave unknown
     hinting = control[C_DEPTH_LIMITED] != 0 and depth >= HINT_MIN_DEPTH and beta - alpha == 1
     present_key = key(params, state) if history or hinting else 0
-    free_key, table_key, frame = present_key, 0, 0
-    lower, upper, stored_move, free, row = -INFINITY, INFINITY, -1, False, -1
-    free_move = -1  # the best move of a history-free entry that does not hold here (tried first)
-    if history:
-        row = tt_find(tt, free_key)
-        if row >= 0:
-            # only the bounds that can settle or narrow this search are checked
-            entry_lower, entry_upper, stored_move, _ = unpack(tt[row, 1])
-            size = (row_trace.shape[0] - TRACE_HEAD) // 3
-            low_holds, high_holds = free_bounds_apply(
-                history_board, params, state, length, present, summaries[row, :size],
-                summaries[row, size:], control[C_REPEATS_COUNT] != 0, entry_lower > alpha,
-                entry_upper < beta,
-            )
-            if low_holds or high_holds:
-                free = True
-                control[C_FREE_HITS] += 1
-                if low_holds:
-                    lower = entry_lower
-                if high_holds:
-                    upper = entry_upper
-            else:
-                free_move, row = stored_move, -1
-    if row < 0:
-        table_key = position_key(
-            key, history_key, canonical, params, symmetry, state, image, control
-        )
-        frame = image[0]
-        row = tt_find(tt, table_key)
-        if row >= 0:
-            lower, upper, stored_move, _ = unpack(tt[row, 1])
-    first = free_move
-    if row >= 0:
-        control[C_TT_HITS] += 1
-        if history:
-            # the node's result rests on each stored bound it uses
-            size = (row_trace.shape[0] - TRACE_HEAD) // 3
-            for bound in (LOW, HIGH):
-                if (lower > alpha) if bound == LOW else (upper < beta):
-                    if free:
-                        stored = summaries[row, bound * size : (bound + 1) * size]
-                        rest_on(row_trace, bound, NO_REFERENCE, stored, not split)
-                    else:
-                        row_trace[bound] = DEPENDS_ON_ALL
-                        if not split:
-                            row_trace[LOW] = row_trace[HIGH] = DEPENDS_ON_ALL
-        if lower >= beta or lower == upper:
-            return lower
-        if upper <= alpha:
-            return upper
-        alpha = max(alpha, lower)
-        beta = min(beta, upper)
-        if stored_move >= 0 and first < 0:
-            first = move_maps[symmetries + frame, stored_move]
+    lower, upper, first, table_key, frame = look_up(
+        key, history_key, canonical, history_board, params, symmetry, move_maps, state, image,
+        control, tt, summaries, row_trace, alpha, beta, length, present, present_key,
+    )
+    if lower >= beta or lower == upper:
+        return lower
+    if upper <= alpha:
+        return upper
+    alpha = max(alpha, lower)
+    beta = min(beta, upper)
     hint, situation = -1, 0
     if hinting:
         situation = present_key ^ history_key(params, state)
@@ -559,25 +609,11 @@ def negamax(
     lower = best if best > alpha else -INFINITY
     upper = best if best < beta and not undecided else INFINITY
     work = 0 if undecided else log2_work(control[C_NODES] - nodes_before + 1)
-    if history:
-        # each bound proven without the history before this position is stored under the
-        # present position alone, with the summary it rests on; the rest under the history
-        free_lower = lower if row_trace[LOW] >= length else -INFINITY
-        free_upper = upper if row_trace[HIGH] >= length else INFINITY
-        if free_lower > -INFINITY or free_upper < INFINITY:
-            tt_store(tt, summaries, free_key, free_lower, free_upper, best_move, work,
-                     trace_summary(row_trace, LOW), trace_summary(row_trace, HIGH), True)
-        if free_lower < lower or free_upper > upper:
-            if table_key == 0:
-                table_key = position_key(
-                    key, history_key, canonical, params, symmetry, state, image, control
-                )
-                frame = image[0]
-            tt_store(tt, summaries, table_key, lower, upper, move_maps[frame, best_move], work,
-                     trace_summary(row_trace, LOW), trace_summary(row_trace, HIGH), False)
-    else:
-        tt_store(tt, summaries, table_key, lower, upper, move_maps[frame, best_move], work,
-                 trace_summary(row_trace, LOW), trace_summary(row_trace, HIGH), False)
+    store_bounds(
+        key, history_key, canonical, params, symmetry, move_maps, state, image, control, tt,
+        summaries, row_trace, lower, upper, best_move, work, length, present_key, table_key,
+        frame,
+    )
     if undecided:
         return UNKNOWN
     control[C_STORES] += 1

@@ -19,6 +19,7 @@ import sys
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field, replace
+from enum import StrEnum
 from typing import Any
 
 import numpy as np
@@ -35,6 +36,7 @@ from agon.games.alak.rules import AlakRules
 from agon.games.alternator import Alternator
 from agon.search.twins import history_kernels_for, kernels_for, twin_for
 from agon.solve import kernels as K
+from agon.solve import proof_numbers as P
 from agon.solve.symmetry import Symmetries, symmetries_for
 
 MAX_CHUNK_FACTOR = 10
@@ -46,10 +48,23 @@ FIRST_DEPTH, DEPTH_STEP = 8, 2
 FIRST_SETBACKS, SETBACKS_STEP = 2, 1
 """The same, where the limit counts setbacks (see :func:`counts_setbacks`)."""
 NEIGHBOUR_TESTS = 2
-"""MTD(f) tests tried on each side of the one it asks for, at a depth that leaves it unknown."""
+"""MTD(f) tests tried on each side of the one it asks for while that one stays unsettled
+(:meth:`Solver.value`)."""
+NUMBERS_BITS = 21
+"""The proof-number search's table of proof and disproof numbers has 2**NUMBERS_BITS buckets of
+two entries (24 bytes each)."""
+FIRST_TURN_NODES = 20_000
+"""Nodes of a test's first proof-number turn (:meth:`Solver._turn`); each next turn doubles."""
+ALPHA_BETA_SHARE = 4
+"""An alpha-beta turn gets this many times the nodes of the proof-number turn before it: its
+nodes cost about a quarter as much (a proof-number node values every child)."""
+NEIGHBOURS_AFTER = FIRST_TURN_NODES << 7
+"""The tests beside the one MTD(f) asks for get turns only once that one has had turns of
+this many nodes (seven, 2.5 million nodes in all) without being settled: most tests are
+settled sooner, and every turn spent beside them is then lost."""
 
 
-_Buffers = tuple[Array, npt.NDArray[np.float64], Array]
+_Buffers = tuple[Array, npt.NDArray[np.float64], Array, Array, Array, Array]
 
 
 def default_table_bits(game: Game) -> int:
@@ -59,6 +74,42 @@ def default_table_bits(game: Game) -> int:
     if isinstance(game, Alak):
         return 20 if game.size <= 12 else 19 if game.size <= 16 else 18
     return 22
+
+
+class Search(StrEnum):
+    """How the solver settles each null-window test of MTD(f)."""
+
+    BOTH = "both"
+    """Proof numbers and alpha-beta in turns (:meth:`Solver._turn`)."""
+    PROOF_NUMBERS = "proof-numbers"
+    """Depth-first proof-number search (:mod:`agon.solve.proof_numbers`)."""
+    ALPHA_BETA = "alpha-beta"
+    """Alpha-beta (:func:`agon.solve.kernels.negamax`), with iterative deepening where games
+    can be long."""
+
+
+def default_search(game: Game) -> Search:
+    """Both searches in turns for Alak, whose proofs follow long lines of captures that a
+    depth-limited search reaches only after many iterations, but where some positions still
+    suit alpha-beta better; alpha-beta alone for Alternator, whose games are short and whose
+    proof-number nodes, each valuing every child, cost more than they save (docs/solver.md
+    has the measurements)."""
+    return Search.BOTH if isinstance(game, Alak) else Search.ALPHA_BETA
+
+
+@dataclass
+class _Test:
+    """A null-window test of MTD(f) under way: how far each search has taken it."""
+
+    beta: int
+    depths: Iterator[int]
+    """Alpha-beta's depth limits still to come (:meth:`Solver._deepening`)."""
+    depth: int
+    """The depth limit alpha-beta has reached."""
+    iteration: int
+    """That depth's iteration number (what its hints are marked with)."""
+    allowance: int
+    """Nodes for the proof-number search's next turn."""
 
 
 class SolveInterrupted(Exception):
@@ -72,9 +123,15 @@ class SolveInterrupted(Exception):
         self, lower: float, upper: float, nodes: int, seconds: float, timed_out: bool
     ) -> None:
         reason = "out of time" if timed_out else "interrupted"
-        super().__init__(f"{reason}: the value lies between {lower:g} and {upper:g}")
+        super().__init__(
+            f"{reason}: the value lies between {_bound_text(lower)} and {_bound_text(upper)}"
+        )
         self.lower, self.upper, self.nodes, self.seconds = lower, upper, nodes, seconds
         self.timed_out = timed_out
+
+
+def _bound_text(bound: float) -> str:
+    return f"{bound:g}".replace("inf", "∞")
 
 
 @dataclass
@@ -149,6 +206,16 @@ def counts_setbacks(twin: FastTwin) -> bool:
     return keeps_results_apart_from_history(twin) and twin.game.pass_move is None
 
 
+def refines_proof_numbers(twin: FastTwin) -> bool:
+    """Whether the proof-number search uses weak proof numbers and starts each child from the
+    estimate (:mod:`agon.solve.proof_numbers`): where the rules have a pass (tromp-taylor and
+    traditional Alak), whose passes and returns to earlier positions make many transpositions.
+    Measured with both searches in turns, every opening's value: tromp-taylor 1 × 10 in 13 s
+    against 35 s, 1 × 11 in 213 s against more than 600 s, traditional 1 × 9 in 63 s against
+    88 s; but baljeu 1 × 8 (edge captures), its first opening, 93 s against 12 s."""
+    return twin.game.pass_move is not None
+
+
 def plies_available(game: Game, state: Array) -> int:
     """How deep a search may go from ``state`` before the twin's array is full."""
     if isinstance(game, Alak):
@@ -168,8 +235,10 @@ class Solver:
         chunk_seconds: float = 1.0,
         inline: bool = False,
         max_seconds: float | None = None,
+        search: Search | None = None,
     ) -> None:
         self.game = game
+        self.search = default_search(game) if search is None else search
         self.variant, self.shift = solving_variant(game)
         self.max_seconds = max_seconds
         self.twin: FastTwin = twin_for(self.variant)
@@ -188,10 +257,15 @@ class Solver:
         # a summary for each bound of an entry
         self.summaries = np.zeros((rows, 2 * self._summary_size), dtype=np.int64)
         self.hints = np.zeros((1 << HINT_BITS, 2), dtype=np.int64)
+        # the proof-number search's table of numbers (only where it runs)
+        numbers_rows = 2 if self.search is Search.ALPHA_BETA else 2 << NUMBERS_BITS
+        self.numbers = np.zeros((numbers_rows, 3), dtype=np.int64)
         self.control = np.zeros(K.CONTROL_SIZE, dtype=np.int64)
         self.control[K.C_HISTORY] = int(history)
         self.control[K.C_REPEATS_COUNT] = int(self.twin.repeats_count)
         self.control[K.C_DEPTH_IN_SETBACKS] = int(counts_setbacks(self.twin))
+        refined = refines_proof_numbers(self.twin)
+        self.control[K.C_WEAK_PROOFS] = self.control[K.C_ESTIMATED_START] = int(refined)
         self.control[K.C_SCALE] = self.scale
         self.control[K.C_USE_SYMMETRY] = int(len(self.symmetries.names) > 1)
         self.control[K.C_MAX_VALUE] = min(largest_margin(self.variant) * self.scale, K.INFINITY)
@@ -199,12 +273,14 @@ class Solver:
         self.cutoffs = np.zeros((2, self.twin.num_actions), dtype=np.int64)
         self.progress = progress
         self.chunk_seconds = chunk_seconds
-        self._chunk = max(10_000, int(200_000 * chunk_seconds))  # ~200k nodes a second
-        self._kernels = _kernel_arguments(self.twin, self.symmetries, inline)
+        # ~200k alpha-beta nodes a second, a quarter as many proof-number nodes
+        first_chunk = max(10_000, int(200_000 * chunk_seconds))
+        self._chunks = {"alpha-beta": first_chunk, "proof numbers": first_chunk // 4}
+        self._kernels, self._evaluate = _kernel_arguments(self.twin, self.symmetries, inline)
         self._bounds: tuple[int, int] = (-K.INFINITY, K.INFINITY)
         self._sign = 1
         self._clock = _Progress()
-        self._depth = FIRST_DEPTH
+        self._method = ""
         self._target = ""
         pass_move = self.variant.pass_move
         self._pass_move = -1 if pass_move is None else pass_move
@@ -232,11 +308,46 @@ class Solver:
         """Exact value in units, from the view of the side to move (MTD(f)); ``sign`` is +1
         where that side is Black (also where the game is over: the side that would move).
 
-        Iterative deepening runs outside MTD(f): at each depth limit the null-window test
-        MTD(f) asks for comes first, and if that limit leaves it unknown, the tests just beside
-        it (:data:`NEIGHBOUR_TESTS`), which are often proven at a depth where the first is not;
-        only when all are unknown does the limit grow. So a position too hard to solve still
-        gets narrow bounds (Ctrl-C and time limits report them)."""
+        A test MTD(f) asks for that is not settled at once gives way to the tests just beside
+        it (:data:`NEIGHBOUR_TESTS`), which are often settled sooner, before it is searched
+        further. So a position too hard to solve still gets narrow bounds (Ctrl-C and time
+        limits report them). With alpha-beta alone, "further" is the next depth limit; with
+        proof numbers, each test gets turns (:meth:`_turn`)."""
+        if self.search is Search.ALPHA_BETA:
+            return self._value_by_deepening(array, sign, guess)
+        bound = int(self.control[K.C_MAX_VALUE])
+        lower, upper = -bound, bound
+        estimate = guess
+        buffers = self._buffers(array)
+        tests: dict[int, _Test] = {}
+        while lower < upper:
+            first = estimate + 1 if estimate <= lower else estimate
+            first = min(max(first, lower + 1), upper)
+            if first not in tests:
+                tests[first] = self._new_test(array, first)
+            # the tests beside the first get turns only once it has proven hard
+            near = _tests_near(first, lower, upper)
+            if tests[first].allowance < NEIGHBOURS_AFTER:
+                near = near[:1]
+            for beta in near:
+                self._bounds, self._sign = (lower, upper), sign
+                if beta not in tests:
+                    tests[beta] = self._new_test(array, beta)
+                result = self._turn(array, sign, tests[beta], buffers)
+                if result is not None:
+                    break
+            else:
+                continue
+            if result >= beta:
+                lower = result
+            else:
+                upper = result
+            estimate = result
+        return lower
+
+    def _value_by_deepening(self, array: Array, sign: int, guess: int) -> int:
+        """:meth:`value` by alpha-beta alone: iterative deepening outside MTD(f), each depth
+        limit trying the test MTD(f) asks for, then the tests beside it, before it grows."""
         bound = int(self.control[K.C_MAX_VALUE])
         lower, upper = -bound, bound
         estimate = guess
@@ -262,15 +373,56 @@ class Solver:
         return lower
 
     def probe(self, array: Array, sign: int, alpha: int, beta: int) -> int:
-        """Fail-soft alpha-beta value of ``array`` in the window (alpha, beta), in units, for
-        the side to move (``sign`` as in :meth:`value`): searches limited to ever more plies
-        until one proves a bound."""
+        """Fail-soft value of ``array`` in the window (alpha, beta), in units, for the side to
+        move (``sign`` as in :meth:`value`), searched until a bound is proven."""
         buffers = self._buffers(array)
-        for depth in self._deepening(array):
-            value = self._probe_at(array, sign, alpha, beta, depth, buffers)
+        if self.search is Search.ALPHA_BETA:
+            for depth in self._deepening(array):
+                value = self._probe_at(array, sign, alpha, beta, depth, buffers)
+                if value != K.UNKNOWN:
+                    return value
+            raise AssertionError("unreachable: the deepening ends with a full-depth search")
+        test = self._new_test(array, beta)
+        while True:
+            settled = self._turn(array, sign, test, buffers)
+            if settled is not None:
+                return settled
+
+    def _new_test(self, array: Array, beta: int) -> _Test:
+        depths = self._deepening(array)
+        return _Test(beta, depths, next(depths), self._next_iteration(), FIRST_TURN_NODES)
+
+    def _next_iteration(self) -> int:
+        """A new number for a depth-limited search's hints (see negamax)."""
+        self.control[K.C_ITERATION] += 1
+        return int(self.control[K.C_ITERATION])
+
+    def _turn(self, array: Array, sign: int, test: _Test, buffers: _Buffers) -> int | None:
+        """One turn on ``test``: the proof-number search for the test's allowance of nodes,
+        then (with :attr:`Search.BOTH`) alpha-beta's iterative deepening for
+        :data:`ALPHA_BETA_SHARE` times as many. The test's fail-soft value, or None where
+        neither settled it (its next turn gets twice the nodes). Both store what they prove
+        in the one table, so each resumes with the other's proofs: the proof numbers from
+        their own table, alpha-beta at the depth limit it had reached."""
+        allowance = test.allowance
+        test.allowance *= 2
+        alpha, beta = test.beta - 1, test.beta
+        if self.search is not Search.ALPHA_BETA:
+            value = self._search(array, alpha, beta, sign, None, buffers, allowance)
+            if value is not None or self.search is Search.PROOF_NUMBERS:
+                return value
+        allowance *= ALPHA_BETA_SHARE
+        while allowance > 0:
+            nodes = self.nodes
+            self.control[K.C_ITERATION] = test.iteration
+            value = self._search(array, alpha, beta, sign, test.depth, buffers, allowance)
+            allowance -= self.nodes - nodes
+            if value is None:
+                return None
             if value != K.UNKNOWN:
                 return value
-        raise AssertionError("unreachable: the deepening ends with a full-depth search")
+            test.depth, test.iteration = next(test.depths), self._next_iteration()
+        return None
 
     def _deepening(self, array: Array) -> Iterator[int]:
         """The depth limits of iterative deepening from ``array``: :data:`FIRST_DEPTH`, then
@@ -290,28 +442,27 @@ class Solver:
         raise AgonError("this position's game is too long for the solver's arrays")
 
     def _buffers(self, array: Array) -> _Buffers:
-        """The search's per-ply arrays (moves, their scores, traces) for searches from
-        ``array``, as deep as its state array allows."""
+        """The searches' per-ply arrays for searches from ``array``, as deep as its state
+        array allows: moves, their ordering scores, traces, and the proof-number search's
+        children's proof numbers, disproof numbers and values."""
         plies = plies_available(self.variant, array)
         moves = np.zeros((plies + 1, self.twin.num_actions), dtype=np.int64)
         scores = np.zeros(moves.shape, dtype=np.float64)
         trace = np.zeros((plies + 1, K.TRACE_HEAD + 3 * self._summary_size), dtype=np.int64)
-        return moves, scores, trace
+        rows = moves.shape if self.search is not Search.ALPHA_BETA else (1, 1)
+        phis, deltas, values = (np.zeros(rows, dtype=np.int64) for _ in range(3))
+        return moves, scores, trace, phis, deltas, values
 
     def _probe_at(
         self, array: Array, sign: int, alpha: int, beta: int, depth: int, buffers: _Buffers
     ) -> int:
-        """One search limited to ``depth`` (plies, or setbacks: see :meth:`_deepening`), with
-        ``buffers`` from :meth:`_buffers`: its fail-soft value, or
+        """One alpha-beta search limited to ``depth`` (plies, or setbacks: see
+        :meth:`_deepening`), with ``buffers`` from :meth:`_buffers`: its fail-soft value, or
         :data:`~agon.solve.kernels.UNKNOWN`."""
-        moves, scores, trace = buffers
-        self.control[K.C_DEPTH_LIMITED] = int(depth < moves.shape[0] - 2)
-        self._depth = depth
-        self.control[K.C_ITERATION] += 1
-        try:
-            return self._search(array, alpha, beta, sign, depth, moves, scores, trace)
-        except KeyboardInterrupt:
-            raise self._stopped(timed_out=False) from None
+        self._next_iteration()
+        value = self._search(array, alpha, beta, sign, depth, buffers, None)
+        assert value is not None  # (no allowance)
+        return value
 
     def _stopped(self, timed_out: bool) -> SolveInterrupted:
         low, high = sorted(self._report_value(self._sign * b) for b in self._bounds)
@@ -325,44 +476,72 @@ class Solver:
         return units / self.scale - self.shift
 
     def _search(
-        self, array: Array, alpha: int, beta: int, sign: int, depth: int, moves: Array,
-        scores: npt.NDArray[np.float64], trace: Array,
-    ) -> int:
-        """One depth-limited search, run in chunks of about :attr:`chunk_seconds`."""
+        self, array: Array, alpha: int, beta: int, sign: int, depth: int | None,
+        buffers: _Buffers, allowance: int | None,
+    ) -> int | None:
+        """One search of the window (``alpha``, ``beta``): alpha-beta limited to ``depth``,
+        or the proof-number search of the test ``beta`` where ``depth`` is None; run in
+        chunks of about :attr:`chunk_seconds`, and stopped (None) once it has spent
+        ``allowance`` nodes, if given, without a result."""
         control = self.control
-        while True:
-            control[K.C_LIMIT] = control[K.C_NODES] + self._chunk
-            started = time.monotonic()
-            search: Any = K.negamax
-            value = int(
-                search(
-                    *self._kernels, self.twin.params, self.symmetries.data,
-                    self.symmetries.move_maps, array, alpha, beta, sign, 0, depth, self.table,
-                    self.summaries, self.hints, control, moves, scores, trace, self.image,
-                    self._pass_move, self.cutoffs, K.NEED_ALL,
-                )
-            )
-            if not control[K.C_ABORTED]:
-                return value
-            if control[K.C_OVERFLOW]:
-                raise AgonError("this position's game is too long for the solver's arrays")
-            control[K.C_ABORTED] = 0
-            self._resize_chunk(time.monotonic() - started)
-            self._report()
-            if self.max_seconds is not None and (
-                time.monotonic() - self._clock.started > self.max_seconds
-            ):
-                raise self._stopped(timed_out=True)
+        moves, scores, trace, phis, deltas, values = buffers
+        method = "proof numbers" if depth is None else "alpha-beta"
+        self._method = method if depth is None else f"depth {depth}"
+        if depth is not None:
+            control[K.C_DEPTH_LIMITED] = int(depth < moves.shape[0] - 2)
+        end = None if allowance is None else self.nodes + allowance
+        try:
+            while True:
+                chunk = self._chunks[method]
+                if end is not None:
+                    chunk = min(chunk, end - self.nodes)
+                control[K.C_LIMIT] = control[K.C_NODES] + chunk
+                started = time.monotonic()
+                if depth is None:
+                    prove: Any = P.prove
+                    value = int(prove(
+                        *self._kernels, self._evaluate, self.twin.params, self.symmetries.data,
+                        self.symmetries.move_maps, array, beta, sign, 0, P.PN_INFINITY,
+                        P.PN_INFINITY, self.table, self.summaries, self.numbers, control,
+                        moves, scores, phis, deltas, values, trace, self.image, self.cutoffs,
+                    )[2])
+                else:
+                    search: Any = K.negamax
+                    value = int(search(
+                        *self._kernels, self.twin.params, self.symmetries.data,
+                        self.symmetries.move_maps, array, alpha, beta, sign, 0, depth,
+                        self.table, self.summaries, self.hints, control, moves, scores, trace,
+                        self.image, self._pass_move, self.cutoffs, K.NEED_ALL,
+                    ))
+                if not control[K.C_ABORTED]:
+                    return value
+                if control[K.C_OVERFLOW]:
+                    raise AgonError("this position's game is too long for the solver's arrays")
+                control[K.C_ABORTED] = 0
+                if chunk == self._chunks[method]:
+                    self._resize_chunk(method, time.monotonic() - started)
+                self._report()
+                if self.max_seconds is not None and (
+                    time.monotonic() - self._clock.started > self.max_seconds
+                ):
+                    raise self._stopped(timed_out=True)
+                if end is not None and self.nodes >= end:
+                    return None
+        except KeyboardInterrupt:
+            raise self._stopped(timed_out=False) from None
 
-    def _resize_chunk(self, elapsed: float) -> None:
+    def _resize_chunk(self, method: str, elapsed: float) -> None:
         # about chunk_seconds per chunk, and a little more each time so that a probe whose
         # restarts cost more than a chunk still finishes; but never more than
         # MAX_CHUNK_FACTOR chunks' time, since Ctrl-C and time limits wait for a chunk's end
-        # (a restart finds its finished subtrees in the table and its unknown ones in the hints)
-        rate = self._chunk / max(elapsed, 1e-3)
-        grown = int(1.02 * max(self._chunk, rate * self.chunk_seconds))
+        # (a restart finds its finished subtrees in the table and its unknown ones in the
+        # hints, or its proof numbers in theirs); each search keeps its own, since their
+        # nodes cost differently
+        chunk = self._chunks[method]
+        rate = chunk / max(elapsed, 1e-3)
+        grown = int(1.02 * max(chunk, rate * self.chunk_seconds))
         longest = int(rate * self.chunk_seconds * MAX_CHUNK_FACTOR)
-        self._chunk = max(10_000, min(grown, longest))
+        self._chunks[method] = max(10_000, min(grown, longest))
 
     def _report(self) -> None:
         now = time.monotonic()
@@ -371,10 +550,10 @@ class Solver:
         self._clock.last_report = now
         seconds = now - self._clock.started
         bounds = sorted(self._report_value(self._sign * b) for b in self._bounds)
-        text = ", ".join(f"{b:g}".replace("inf", "∞") for b in bounds)
+        text = ", ".join(_bound_text(b) for b in bounds)
         self.progress(
             f"{self.nodes:,} nodes in {seconds:.0f}s ({self.nodes / max(seconds, 1e-9):,.0f}/s), "
-            f"depth {self._depth}, value{self._target} in [{text}] (Black's margin)"
+            f"{self._method}, value{self._target} in [{text}] (Black's margin)"
         )
 
     def margin(self, state: State) -> float:
@@ -449,8 +628,11 @@ def principal_variation(solver: Solver, state: State, max_plies: int = 200) -> l
     return line
 
 
-def _kernel_arguments(twin: FastTwin, symmetries: Symmetries, inline: bool) -> tuple[Any, ...]:
-    """The kernels the negamax kernel takes: Numba dispatchers (``inline``: compiled into one
+def _kernel_arguments(
+    twin: FastTwin, symmetries: Symmetries, inline: bool
+) -> tuple[tuple[Any, ...], Any]:
+    """The kernels the negamax kernel takes, and the evaluation the proof-number search also
+    takes after them: Numba dispatchers (``inline``: compiled into one
     search per game, the fastest, but compiled afresh in every process, a few seconds) or C
     callbacks (one search for every game, cached on disk)."""
     if inline:
@@ -465,7 +647,7 @@ def _kernel_arguments(twin: FastTwin, symmetries: Symmetries, inline: bool) -> t
         kernels.legal_moves, kernels.play, kernels.undo, kernels.margin, kernels.move_order,
         kernels.key, kernels.history_key, canonical, history.history_length,
         history.history_board, history.history_reference,
-    )
+    ), kernels.evaluate
 
 
 _ARRAY = types.Array(types.int64, 1, "C")
