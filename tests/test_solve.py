@@ -22,7 +22,15 @@ from agon.games.alak.rules import AlakRules
 from agon.games.alternator import Alternator
 from agon.search.twins import twin_for
 from agon.solve import kernels as K
-from agon.solve.solver import Solution, SolveInterrupted, Solver, _tests_near, counts_setbacks
+from agon.solve.solver import (
+    Search,
+    Solution,
+    SolveInterrupted,
+    Solver,
+    _tests_near,
+    counts_setbacks,
+    default_search,
+)
 from agon.solve.symmetry import symmetries_for
 from agon.solve.tables import HAYWARD_EXERCISES
 
@@ -69,13 +77,15 @@ def reference(state: State) -> tuple[float, dict[Move, float]]:
     return view * minimax(state, view), values
 
 
-def solved(state: State, solver: Solver | None = None) -> Solution:
-    return (solver or Solver(state.game, 14)).solve(state, openings=True)
+def solved(state: State, solver: Solver | None = None, search: Search | None = None) -> Solution:
+    return (solver or Solver(state.game, 14, search=search)).solve(state, openings=True)
 
 
-def assert_matches_reference(state: State, solver: Solver | None = None) -> None:
+def assert_matches_reference(
+    state: State, solver: Solver | None = None, search: Search | None = None
+) -> None:
     value, move_values = reference(state)
-    solution = solved(state, solver)
+    solution = solved(state, solver, search)
     komi = state.game.komi if isinstance(state.game, Alternator) else 0.0
     assert solution.value - komi == value, state.position()
     assert solution.move_values is not None
@@ -85,11 +95,15 @@ def assert_matches_reference(state: State, solver: Solver | None = None) -> None
 
 
 # --- values against minimax -------------------------------------------------------------------
+# every test of values runs with both searches (proof numbers and alpha-beta)
+
+searches = pytest.mark.parametrize("search", list(Search))
 
 
+@searches
 @pytest.mark.parametrize("size", ["1x2", "2x2", "2x3", "1x5", "3x2"])
-def test_alternator_from_the_start_matches_minimax(size: str) -> None:
-    assert_matches_reference(make_game("alternator", {"size": size}).new_state())
+def test_alternator_from_the_start_matches_minimax(size: str, search: Search) -> None:
+    assert_matches_reference(make_game("alternator", {"size": size}).new_state(), search=search)
 
 
 ALAK_STARTS = [
@@ -99,9 +113,12 @@ ALAK_STARTS = [
 ]
 
 
+@searches
 @pytest.mark.parametrize(("rules", "size", "edge"), ALAK_STARTS)
-def test_alak_from_the_start_matches_minimax(rules: AlakRules, size: int, edge: bool) -> None:
-    assert_matches_reference(Alak(size, rules, edge).new_state())
+def test_alak_from_the_start_matches_minimax(
+    rules: AlakRules, size: int, edge: bool, search: Search
+) -> None:
+    assert_matches_reference(Alak(size, rules, edge).new_state(), search=search)
 
 
 ALAK_MIDGAMES = [
@@ -117,41 +134,46 @@ ALAK_MIDGAMES = [
 ]
 
 
+@searches
 @pytest.mark.parametrize(("rules", "text"), ALAK_MIDGAMES)
-def test_alak_midgame_positions_match_minimax(rules: AlakRules, text: str) -> None:
+def test_alak_midgame_positions_match_minimax(rules: AlakRules, text: str, search: Search) -> None:
     game = Alak(len(text.split()[0]), rules)
-    assert_matches_reference(game.parse_position(text))
+    assert_matches_reference(game.parse_position(text), search=search)
 
 
+@searches
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(played_states(Alak(4, AlakRules.TROMP_TAYLOR), max_plies=12))
-def test_random_tromp_taylor_positions_match_minimax(state: State) -> None:
-    assert_matches_reference(state, shared_solver(state.game))
+@given(state=played_states(Alak(4, AlakRules.TROMP_TAYLOR), max_plies=12))
+def test_random_tromp_taylor_positions_match_minimax(state: State, search: Search) -> None:
+    assert_matches_reference(state, shared_solver(state.game, search))
 
 
+@searches
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(played_states(Alak(3, AlakRules.TRADITIONAL, komi_points=0.5), max_plies=10))
-def test_random_traditional_positions_match_minimax(state: State) -> None:
-    assert_matches_reference(state, shared_solver(state.game))
+@given(state=played_states(Alak(3, AlakRules.TRADITIONAL, komi_points=0.5), max_plies=10))
+def test_random_traditional_positions_match_minimax(state: State, search: Search) -> None:
+    assert_matches_reference(state, shared_solver(state.game, search))
 
 
+@searches
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(played_states(Alak(5, AlakRules.BALJEU), max_plies=8))
-def test_random_baljeu_positions_match_minimax(state: State) -> None:
-    assert_matches_reference(state, shared_solver(state.game))
+@given(state=played_states(Alak(5, AlakRules.BALJEU), max_plies=8))
+def test_random_baljeu_positions_match_minimax(state: State, search: Search) -> None:
+    assert_matches_reference(state, shared_solver(state.game, search))
 
 
+@searches
 @settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(played_states(Alternator(2, 3, 0.5), max_plies=6))
-def test_random_alternator_positions_match_minimax(state: State) -> None:
-    assert_matches_reference(state, shared_solver(state.game))
+@given(state=played_states(Alternator(2, 3, 0.5), max_plies=6))
+def test_random_alternator_positions_match_minimax(state: State, search: Search) -> None:
+    assert_matches_reference(state, shared_solver(state.game, search))
 
 
 @cache
-def shared_solver(game: Game) -> Solver:
+def shared_solver(game: Game, search: Search) -> Solver:
     """One solver (one table) per variant for all of a test's examples: entries must be
     reused soundly across positions with different histories."""
-    return Solver(game, 16)
+    return Solver(game, 16, search=search)
 
 
 # --- history-dependent rules ---------------------------------------------------------------------
@@ -167,6 +189,7 @@ HISTORY_PAIRS = [
 ]
 
 
+@searches
 @pytest.mark.parametrize("symmetry", [True, False])
 @pytest.mark.parametrize(("game", "plain", "with_history", "plain_value", "history_value"),
                          HISTORY_PAIRS)
@@ -177,9 +200,10 @@ def test_history_is_part_of_what_the_table_shares(
     plain_value: float,
     history_value: float,
     symmetry: bool,
+    search: Search,
 ) -> None:
     """Keys with symmetry are this package's hashes; without, the twin's key ^ history_key."""
-    solver = Solver(game, 12, symmetry=symmetry)
+    solver = Solver(game, 12, symmetry=symmetry, search=search)
     cases = [(plain, plain_value), (with_history, history_value), (plain, plain_value)]
     for text, expected in cases:
         state = game.parse_position(text)
@@ -222,6 +246,7 @@ def test_transposed_boards_have_the_same_value() -> None:
     )
 
 
+@searches
 @pytest.mark.parametrize(
     ("rules", "text", "mirrored"),
     [
@@ -230,12 +255,14 @@ def test_transposed_boards_have_the_same_value() -> None:
         (AlakRules.TRADITIONAL, ".x... o seen=.x...:x,.x...:x", "...x. o seen=...x.:x,...x.:x"),
     ],
 )
-def test_alak_mirror_images_have_the_same_value(rules: AlakRules, text: str, mirrored: str) -> None:
+def test_alak_mirror_images_have_the_same_value(
+    rules: AlakRules, text: str, mirrored: str, search: Search
+) -> None:
     game = Alak(5, rules)
-    solver = Solver(game, 14)
+    solver = Solver(game, 14, search=search)
     first = solver.solve(game.parse_position(text))
     second = solver.solve(game.parse_position(mirrored))
-    plain = Solver(game, 14, symmetry=False).solve(game.parse_position(mirrored))
+    plain = Solver(game, 14, symmetry=False, search=search).solve(game.parse_position(mirrored))
     assert first.value == second.value == plain.value
     assert sorted(game.size - 1 - m if m < game.size else m for m in first.best_moves) == sorted(
         second.best_moves
@@ -272,20 +299,39 @@ def test_tromp_taylor_komi_shifts_the_value() -> None:
     assert Solver(game).solve(game.new_state()).value == 3 - 1.5
 
 
-def test_a_solve_out_of_time_reports_proven_bounds() -> None:
-    game = Alternator(4, 4)
-    solver = Solver(game, 14, max_seconds=0.01, chunk_seconds=0.01)
+@searches
+@pytest.mark.parametrize(("game", "value"), [(Alternator(4, 4), 2), (Alak(9), 1)])
+def test_a_solve_out_of_time_reports_proven_bounds(game: Game, value: int, search: Search) -> None:
+    solver = Solver(game, 14, max_seconds=0.01, chunk_seconds=0.01, search=search)
     with pytest.raises(SolveInterrupted) as stopped:
         solver.solve(game.new_state())
     assert stopped.value.timed_out
-    assert stopped.value.lower <= 2 <= stopped.value.upper
+    # (Alak 9 is worth -1, 0 or 1: docs/results.md)
+    assert stopped.value.lower <= value and value - 2 <= stopped.value.upper
+
+
+def test_the_default_search() -> None:
+    assert default_search(Alak(5)) is Search.BOTH
+    assert default_search(Alternator(3, 3)) is Search.ALPHA_BETA
+    assert Solver(Alak(5, AlakRules.TROMP_TAYLOR)).search is Search.BOTH
+
+
+def test_a_proof_number_search_resumes_after_its_chunks() -> None:
+    """Chunks of 10,000 nodes: each test restarts many times from the root, finding its
+    proof and disproof numbers in their table; the values stay exact."""
+    game = Alak(7, AlakRules.TRADITIONAL)
+    solver = Solver(game, 16, chunk_seconds=0.01, search=Search.PROOF_NUMBERS)
+    solution = solver.solve(game.new_state())
+    assert solver.nodes > 5 * 10_000
+    assert np.count_nonzero(solver.numbers[:, 0]) > 1000
+    assert solution.value == 0
 
 
 def test_restarted_chunks_find_their_unknown_subtrees_in_the_hints() -> None:
     """Chunks of 10,000 nodes: every depth-limited iteration restarts many times, and the
     restarts meet the subtrees already found unknown as hints; the value stays exact."""
     game = Alak(6, AlakRules.TRADITIONAL)
-    solver = Solver(game, 16, chunk_seconds=0.01)
+    solver = Solver(game, 16, chunk_seconds=0.01, search=Search.ALPHA_BETA)
     solution = solver.solve(game.new_state(), openings=True)
     assert solver.control[K.C_NODES] > 5 * 10_000
     assert solver.control[K.C_HINT_HITS] > 0
@@ -306,12 +352,12 @@ def test_baljeu_depth_limits_count_only_setbacks() -> None:
     """Limited to one setback, the search follows every capture-free line to its end; under
     baljeu without edge capture on 4 points that proves the value (0, as docs/results.md
     lists), while one ply proves nothing under the rules where plies count."""
-    baljeu = Solver(Alak(4, AlakRules.BALJEU, edge_capture=False))
+    baljeu = Solver(Alak(4, AlakRules.BALJEU, edge_capture=False), search=Search.ALPHA_BETA)
     assert baljeu.control[K.C_DEPTH_IN_SETBACKS]
     array = baljeu.state_array(baljeu.game.new_state())
     assert baljeu._probe_at(array, 1, -1, 0, 1, baljeu._buffers(array)) == 0
     assert baljeu._probe_at(array, 1, 0, 1, 1, baljeu._buffers(array)) == 0
-    tromp_taylor = Solver(Alak(4, AlakRules.TROMP_TAYLOR))
+    tromp_taylor = Solver(Alak(4, AlakRules.TROMP_TAYLOR), search=Search.ALPHA_BETA)
     assert not tromp_taylor.control[K.C_DEPTH_IN_SETBACKS]
     array = tromp_taylor.state_array(tromp_taylor.game.new_state())
     assert tromp_taylor._probe_at(array, 1, 3, 4, 1, tromp_taylor._buffers(array)) == K.UNKNOWN
@@ -346,9 +392,41 @@ def test_solve_text_after_moves() -> None:
     assert "value: W+2" in result.stdout or "value:" in result.stdout
 
 
+@pytest.mark.parametrize("search", list(Search))
+def test_solve_takes_the_search_to_use(search: Search) -> None:
+    result = runner.invoke(
+        app, ["solve", "alak", "--size", "6", "--rules", "traditional", "--json", "-q",
+              "--search", search.value]
+    )
+    assert result.exit_code == 0, result.output
+    assert json.loads(result.stdout)["value"] == 0  # the seed's 6-point claim
+
+
+def test_solve_out_of_time_gives_the_bounds_so_far() -> None:
+    result = runner.invoke(
+        app, ["solve", "alak", "--size", "12", "--rules", "tromp-taylor", "--json", "-q",
+              "--max-seconds", "0.01"]
+    )
+    assert result.exit_code == 124
+    data = json.loads(result.stdout)
+    assert data["stopped"] == "out of time"
+    # no bound yet is null (JSON has no infinity); any bound proven lies within the margins
+    for bound in (data["lower"], data["upper"]):
+        assert bound is None or -12 <= bound <= 12
+    assert "out of time: the value lies between" in result.stderr
+
+
+def test_solve_names_an_unknown_search() -> None:
+    result = runner.invoke(app, ["solve", "alak", "--search", "minimax"])
+    assert result.exit_code == 2
+    message = " ".join(result.stderr.replace("│", " ").split())
+    assert "'minimax' is not one of 'both', 'proof-numbers', 'alpha-beta'" in message
+
+
 @pytest.mark.parametrize(
     "arguments",
     [
+        ["solve", "alak", "--size", "5", "--max-seconds", "0"],
         ["solve", "alak", "--size", "5", "--moves", "9"],
         ["solve", "alak", "--size", "5", "--position", "xx"],
         ["solve", "alak", "--position", "..... x", "--moves", "1"],

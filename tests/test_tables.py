@@ -122,11 +122,37 @@ def test_after_a_timeout_the_larger_boards_of_its_family_get_a_short_run_for_bou
                     ("alak-tromp-taylor-2", 10.0)]
 
 
+def test_only_the_selected_jobs_are_solved_and_fresh_drops_only_theirs(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(tables, "jobs", _jobs)
+    runs: list[str] = []
+
+    def solved(job: Job, max_seconds: float, _: object) -> dict[str, Any]:
+        runs.append(job.key)
+        return {"status": "solved", "value": 0.0, "best_moves": [], "moves": {}, "nodes": 1,
+                "seconds": 0.0}
+
+    monkeypatch.setattr(tables, "_solve", solved)
+    out = tmp_path / "results.md"
+    generate_tables(out, 5.0, fresh=False, progress=None, only=("alak-baljeu-*",))
+    assert runs == ["alak-baljeu-2", "alak-baljeu-3"]
+    generate_tables(out, 5.0, fresh=False, progress=None)
+    assert runs[2:] == ["alternator-1x2", "alak-tromp-taylor-2"]
+    runs.clear()
+    generate_tables(out, 5.0, fresh=True, progress=None, only=("alak-baljeu-3", "alternator*"))
+    assert runs == ["alternator-1x2", "alak-baljeu-3"]
+    saved = json.loads(out.with_suffix(".json").read_text())["jobs"]
+    assert sorted(saved) == ["alak-baljeu-2", "alak-baljeu-3", "alak-tromp-taylor-2",
+                             "alternator-1x2"]
+
+
 @pytest.mark.parametrize(
     ("arguments", "message"),
     [
         (["--max-seconds", "0"], "--max-seconds must be positive"),
         (["--quality-positions", "-1"], "--quality-positions must be 0 or more"),
+        (["--only", "alak-go-*"], "--only 'alak-go-*' matches no job"),
     ],
 )
 def test_bad_tables_options_are_named(arguments: list[str], message: str) -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import math
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -22,10 +23,11 @@ from agon.cli.common import (
 from agon.core.errors import AgonError
 from agon.core.game import Game, State, format_points, result_text
 from agon.solve.quality import QualityReport, measure_quality
-from agon.solve.solver import Solution, SolveInterrupted, Solver, stderr_progress
+from agon.solve.solver import Search, Solution, SolveInterrupted, Solver, stderr_progress
 from agon.solve.tables import DEFAULT_OUT, generate_tables
 
 INTERRUPTED = 130  # the shell's status for a program ended by Ctrl-C
+TIMED_OUT = 124  # timeout(1)'s status for a command that ran past its limit
 
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print one JSON object.")]
 QuietOpt = Annotated[
@@ -43,6 +45,10 @@ def _start(game: Game, position: str | None, moves: str | None) -> State:
 
 def _number(value: float) -> float | int:
     return int(value) if float(value).is_integer() else value
+
+
+def _bound(value: float) -> float | int | None:
+    return None if math.isinf(value) else _number(value)
 
 
 def solution_json(game: Game, solution: Solution) -> dict[str, Any]:
@@ -107,6 +113,18 @@ def solve(
             "to 16 points and 18 beyond)."
         ),
     ] = None,
+    search: Annotated[
+        Search | None,
+        typer.Option(
+            help="How each MTD(f) test is searched: proof numbers and alpha-beta in turns "
+            "(default for Alak), or either alone (alpha-beta is the default for Alternator).",
+            show_default=False,
+        ),
+    ] = None,
+    max_seconds: Annotated[
+        float | None,
+        typer.Option(help="Stop after this many seconds with the bounds proven so far."),
+    ] = None,
     as_json: JsonOpt = False,
     quiet: QuietOpt = False,
 ) -> None:
@@ -120,14 +138,26 @@ def solve(
     state = _start(game, position, moves)
     if table_bits is not None and not 10 <= table_bits <= 30:
         fail("--table-bits must be 10 to 30")
+    if max_seconds is not None and max_seconds <= 0:
+        fail("--max-seconds must be positive")
     try:
-        solver = Solver(game, table_bits, progress=None if quiet else stderr_progress)
+        solver = Solver(
+            game, table_bits, progress=None if quiet else stderr_progress,
+            max_seconds=max_seconds, search=search,
+        )
         solution = solver.solve(state, openings)
     except AgonError as error:
         fail(str(error))
     except SolveInterrupted as stop:
         typer.echo(f"{stop} (Black's margin), after {stop.nodes:,} nodes", err=True)
-        raise typer.Exit(INTERRUPTED) from None
+        if as_json:
+            typer.echo(json.dumps({
+                "stopped": "out of time" if stop.timed_out else "interrupted",
+                # JSON has no infinity: a side with no bound proven yet is null
+                "lower": _bound(stop.lower), "upper": _bound(stop.upper),
+                "nodes": stop.nodes, "seconds": round(stop.seconds, 3),
+            }))
+        raise typer.Exit(TIMED_OUT if stop.timed_out else INTERRUPTED) from None
     if as_json:
         typer.echo(json.dumps(solution_json(game, solution)))
     else:
@@ -149,6 +179,15 @@ def tables(
             "without edge capture over this many positions each (0: keep the saved figures)."
         ),
     ] = 0,
+    only: Annotated[
+        list[str] | None,
+        typer.Option(
+            help="Solve only the jobs whose key matches this shell-style pattern (repeatable), "
+            "e.g. 'alak-tromp-taylor-*'; the others' saved results are kept. Keys are in the "
+            ".json file beside the Markdown.",
+            show_default=False,
+        ),
+    ] = None,
     quiet: QuietOpt = False,
 ) -> None:
     """Solve every small variant and write the tables of values (docs/results.md).
@@ -164,7 +203,8 @@ def tables(
         fail("--quality-positions must be 0 or more")
     try:
         generate_tables(
-            out, max_seconds, fresh, None if quiet else stderr_progress, quality_positions
+            out, max_seconds, fresh, None if quiet else stderr_progress, quality_positions,
+            tuple(only or ()),
         )
     except AgonError as error:
         fail(str(error))

@@ -7,6 +7,7 @@ kept, jobs that ran out of time are tried again only with more time.
 
 from __future__ import annotations
 
+import fnmatch
 import json
 import platform
 import time
@@ -29,9 +30,6 @@ DEFAULT_OUT = Path("docs/results.md")
 TABLE_BITS = 23
 """Alternator's table in the tables (Alak's entries are larger: see ALAK_TABLE_BITS)."""
 ALAK_TABLE_BITS = 21
-OPENINGS_SECONDS = 60.0
-"""The time every job may spend on the values of its weaker openings, or 4 times what its value
-and best moves took if that is more (within ``--max-seconds`` in all)."""
 BOUNDS_SECONDS = 60.0
 """The time a board gets once a smaller board of its family ran out of time: enough for
 bounds on its value, often not for the value."""
@@ -112,7 +110,7 @@ def jobs() -> Iterator[Job]:
 def _solve(job: Job, max_seconds: float, progress: Progress | None) -> dict[str, Any]:
     """The value and best moves within ``max_seconds``, then (for jobs with openings) every
     move's value in the time left: a board whose weaker openings take too long still gets
-    its value and best moves."""
+    its value and best moves (they are recorded first)."""
     bits = ALAK_TABLE_BITS if isinstance(job.game, Alak) else TABLE_BITS
     solver = Solver(job.game, bits, progress=progress, max_seconds=max_seconds)
     try:
@@ -133,10 +131,7 @@ def _solve(job: Job, max_seconds: float, progress: Progress | None) -> dict[str,
         "seconds": round(solution.seconds, 2),
     }
     if job.openings:
-        # the weaker openings can cost far more than the value: they get a share of the time
-        solver.max_seconds = min(
-            max_seconds - solution.seconds, max(OPENINGS_SECONDS, 4 * solution.seconds)
-        )
+        solver.max_seconds = max_seconds - solution.seconds
         try:
             openings = solver.solve(job.state(), openings=True)
         except SolveInterrupted as stop:
@@ -232,11 +227,27 @@ def generate_tables(
     fresh: bool,
     progress: Progress | None,
     quality_positions: int = 0,
+    only: tuple[str, ...] = (),
 ) -> None:
     """Solve what is not solved yet (within ``max_seconds`` each) and write ``out``; with
-    ``quality_positions``, also measure the agents' move quality on that many positions."""
+    ``quality_positions``, also measure the agents' move quality on that many positions.
+    With ``only`` (shell-style patterns of job keys), just the jobs that match one are
+    solved (``fresh``: again); the others' saved results are kept as they are."""
     store = out.with_suffix(".json")
-    results = {} if fresh else _load(store)
+
+    def selected(key: str) -> bool:
+        return not only or any(fnmatch.fnmatchcase(key, pattern) for pattern in only)
+
+    keys = [job.key for job in jobs()]
+    for pattern in only:
+        if not any(fnmatch.fnmatchcase(key, pattern) for key in keys):
+            raise AgonError(
+                f"--only {pattern!r} matches no job (keys look like alternator-4x4, "
+                "alak-tromp-taylor-12, claim-traditional-6)"
+            )
+    results = _load(store)
+    if fresh:
+        results = {key: record for key, record in results.items() if not selected(key)}
     if quality_positions:
         for agent in QUALITY_AGENTS:
             for variant in QUALITY_GAMES:
@@ -251,11 +262,15 @@ def generate_tables(
     given_up: set[str] = set()
     for job in jobs():
         family = _family(job)
+        saved = results.get(job.key)
+        if not selected(job.key):
+            if saved and saved["status"] != "solved":
+                given_up.add(family)
+            continue
         budget = max_seconds
         if family in given_up and not job.key.startswith(("claim", "exercise")):
             # a smaller board of this family ran out of time: only bounds are hoped for
             budget = min(max_seconds, BOUNDS_SECONDS)
-        saved = results.get(job.key)
         if saved and (saved["status"] == "solved" or saved["max_seconds"] >= budget):
             if saved["status"] != "solved":
                 given_up.add(family)
