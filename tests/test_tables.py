@@ -14,6 +14,7 @@ from agon.cli import app
 from agon.games.alak import Alak
 from agon.games.alternator import Alternator
 from agon.solve import tables
+from agon.solve.quality import QualityReport
 from agon.solve.tables import Job, generate_tables, render
 
 runner = CliRunner()
@@ -145,6 +146,26 @@ def test_only_the_selected_jobs_are_solved_and_fresh_drops_only_theirs(
     saved = json.loads(out.with_suffix(".json").read_text())["jobs"]
     assert sorted(saved) == ["alak-baljeu-2", "alak-baljeu-3", "alak-tromp-taylor-2",
                              "alternator-1x2"]
+
+
+def test_only_measures_the_selected_agents_on_the_selected_games(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(tables, "jobs", list)  # no solving
+    measured: list[tuple[str, str, int]] = []
+
+    def measure(game: Any, agent: str, positions: int, *_: object) -> QualityReport:
+        measured.append((agent, game.description, positions))
+        return QualityReport(game.description, agent, positions, positions, 0, positions, 0.0,
+                             0.5)
+
+    monkeypatch.setattr(tables, "measure_quality", measure)
+    out = tmp_path / "results.md"
+    generate_tables(out, 5.0, fresh=False, progress=None, quality_positions=3,
+                    only=("quality-*-alak-7",))
+    assert measured == [("mcts:1s", Alak(7).description, 3),
+                        ("alphabeta:1s", Alak(7).description, 3)]
+    assert "| alphabeta:1s | Alak 7, baljeu rules, edge capture | 3 | 100% |" in out.read_text()
 
 
 @pytest.mark.parametrize(

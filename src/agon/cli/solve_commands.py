@@ -175,16 +175,18 @@ def tables(
     quality_positions: Annotated[
         int,
         typer.Option(
-            help="Also measure mcts:1s and alphabeta:1s on Alternator 4x4, Alak 7 and Alak 9 "
-            "without edge capture over this many positions each (0: keep the saved figures)."
+            help="Also measure mcts:1s and alphabeta:1s on Alternator 4x4, Alak 7, and Alak 9 "
+            "without edge capture and under tromp-taylor rules, over this many positions each "
+            "(0: keep the saved figures)."
         ),
     ] = 0,
     only: Annotated[
         list[str] | None,
         typer.Option(
-            help="Solve only the jobs whose key matches this shell-style pattern (repeatable), "
-            "e.g. 'alak-tromp-taylor-*'; the others' saved results are kept. Keys are in the "
-            ".json file beside the Markdown.",
+            help="Do only the jobs (and, with --quality-positions, the measurements) whose key "
+            "matches this shell-style pattern (repeatable), e.g. 'alak-tromp-taylor-*' or "
+            "'quality-*-alak-9-*'; the others' saved results are kept. Keys are in the .json "
+            "file beside the Markdown.",
             show_default=False,
         ),
     ] = None,

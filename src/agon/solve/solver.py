@@ -376,6 +376,8 @@ class Solver:
         """Fail-soft value of ``array`` in the window (alpha, beta), in units, for the side to
         move (``sign`` as in :meth:`value`), searched until a bound is proven."""
         buffers = self._buffers(array)
+        bound = int(self.control[K.C_MAX_VALUE])
+        self._bounds, self._sign = (-bound, bound), sign  # (progress shows no stale bounds)
         if self.search is Search.ALPHA_BETA:
             for depth in self._deepening(array):
                 value = self._probe_at(array, sign, alpha, beta, depth, buffers)

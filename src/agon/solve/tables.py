@@ -207,6 +207,10 @@ QUALITY_GAMES = (
 )
 
 
+def _quality_key(agent: str, variant: QualityGame) -> str:
+    return f"quality-{agent}-{variant.label}"
+
+
 def quality_command(agent: str, variant: QualityGame, positions: int) -> str:
     return (
         f"agon quality {variant.name} {agent} {variant.options} --positions {positions} --seed 1"
@@ -231,31 +235,34 @@ def generate_tables(
 ) -> None:
     """Solve what is not solved yet (within ``max_seconds`` each) and write ``out``; with
     ``quality_positions``, also measure the agents' move quality on that many positions.
-    With ``only`` (shell-style patterns of job keys), just the jobs that match one are
-    solved (``fresh``: again); the others' saved results are kept as they are."""
+    With ``only`` (shell-style patterns of keys), just the jobs and measurements whose key
+    matches one are done (``fresh``: again); the others' saved results are kept as they are."""
     store = out.with_suffix(".json")
 
     def selected(key: str) -> bool:
         return not only or any(fnmatch.fnmatchcase(key, pattern) for pattern in only)
 
-    keys = [job.key for job in jobs()]
+    measurements = {
+        _quality_key(agent, variant): (agent, variant)
+        for agent in QUALITY_AGENTS for variant in QUALITY_GAMES
+    }
+    keys = [job.key for job in jobs()] + list(measurements)
     for pattern in only:
         if not any(fnmatch.fnmatchcase(key, pattern) for key in keys):
             raise AgonError(
                 f"--only {pattern!r} matches no job (keys look like alternator-4x4, "
-                "alak-tromp-taylor-12, claim-traditional-6)"
+                "alak-tromp-taylor-12, claim-traditional-6, quality-mcts:1s-alak-7)"
             )
     results = _load(store)
     if fresh:
         results = {key: record for key, record in results.items() if not selected(key)}
-    if quality_positions:
-        for agent in QUALITY_AGENTS:
-            for variant in QUALITY_GAMES:
-                if progress is not None:
-                    progress(f"measuring {agent} on {variant.game.description} …")
-                report = measure_quality(variant.game, agent, quality_positions, 1, progress)
-                results[f"quality-{agent}-{variant.label}"] = report.to_json()
-                _save(store, results)
+    for key, (agent, variant) in measurements.items():
+        if quality_positions and selected(key):
+            if progress is not None:
+                progress(f"measuring {agent} on {variant.game.description} …")
+            report = measure_quality(variant.game, agent, quality_positions, 1, progress)
+            results[key] = report.to_json()
+            _save(store, results)
     # compile (or load) the kernels first, so that no job's seconds count compiling
     for warm_up in (Alternator(1, 2), Alak(1)):
         Solver(warm_up, 10).solve(warm_up.new_state())
@@ -518,7 +525,7 @@ def _quality_section(results: dict[str, Any]) -> list[str]:
     ]
     for agent in QUALITY_AGENTS:
         for variant in QUALITY_GAMES:
-            record = results.get(f"quality-{agent}-{variant.label}")
+            record = results.get(_quality_key(agent, variant))
             positions = record["positions"] if record else 100
             command = quality_command(agent, variant, positions)
             description = variant.game.description
