@@ -30,6 +30,7 @@ from agon.solve.solver import (
     _tests_near,
     counts_setbacks,
     default_search,
+    refines_proof_numbers,
 )
 from agon.solve.symmetry import symmetries_for
 from agon.solve.tables import HAYWARD_EXERCISES
@@ -160,6 +161,30 @@ def test_random_traditional_positions_match_minimax(state: State, search: Search
 @given(state=played_states(Alak(5, AlakRules.BALJEU), max_plies=8))
 def test_random_baljeu_positions_match_minimax(state: State, search: Search) -> None:
     assert_matches_reference(state, shared_solver(state.game, search))
+
+
+@pytest.mark.parametrize("refined", [False, True])
+@pytest.mark.parametrize(("rules", "size", "text"), [
+    # (minimax on traditional 1 × 4 from the start takes a minute)
+    *((r, n, None) for r in AlakRules for n in (3, 4) if (r, n) != (AlakRules.TRADITIONAL, 4)),
+    *((r, len(t.split()[0]), t) for r, t in ALAK_MIDGAMES),
+])
+def test_proof_numbers_with_and_without_their_refinements_match_minimax(
+    rules: AlakRules, size: int, text: str | None, refined: bool
+) -> None:
+    """Weak proof numbers and the estimated start are chosen per rule set
+    (refines_proof_numbers); each choice must be exact under every rule set."""
+    game = Alak(size, rules)
+    solver = Solver(game, 14, search=Search.PROOF_NUMBERS)
+    solver.control[K.C_WEAK_PROOFS] = solver.control[K.C_ESTIMATED_START] = int(refined)
+    state = game.parse_position(text) if text else game.new_state()
+    assert_matches_reference(state, solver)
+
+
+def test_proof_numbers_are_refined_where_the_rules_have_a_pass() -> None:
+    assert refines_proof_numbers(twin_for(Alak(5, AlakRules.TROMP_TAYLOR)))
+    assert refines_proof_numbers(twin_for(Alak(5, AlakRules.TRADITIONAL)))
+    assert not refines_proof_numbers(twin_for(Alak(5, AlakRules.BALJEU)))
 
 
 @searches
