@@ -313,59 +313,47 @@ class Solver:
         further. So a position too hard to solve still gets narrow bounds (Ctrl-C and time
         limits report them). With alpha-beta alone, "further" is the next depth limit; with
         proof numbers, each test gets turns (:meth:`_turn`)."""
+        buffers = self._buffers(array)
         if self.search is Search.ALPHA_BETA:
-            return self._value_by_deepening(array, sign, guess)
-        bound = int(self.control[K.C_MAX_VALUE])
-        lower, upper = -bound, bound
-        estimate = guess
-        buffers = self._buffers(array)
-        tests: dict[int, _Test] = {}
-        while lower < upper:
-            first = estimate + 1 if estimate <= lower else estimate
-            first = min(max(first, lower + 1), upper)
-            if first not in tests:
-                tests[first] = self._new_test(array, first)
-            # the tests beside the first get turns only once it has proven hard
-            near = _tests_near(first, lower, upper)
-            if tests[first].allowance < NEIGHBOURS_AFTER:
-                near = near[:1]
-            for beta in near:
-                self._bounds, self._sign = (lower, upper), sign
-                if beta not in tests:
-                    tests[beta] = self._new_test(array, beta)
-                result = self._turn(array, sign, tests[beta], buffers)
-                if result is not None:
-                    break
-            else:
-                continue
-            if result >= beta:
-                lower = result
-            else:
-                upper = result
-            estimate = result
-        return lower
+            depths = self._deepening(array)
+            depth = next(depths)
 
-    def _value_by_deepening(self, array: Array, sign: int, guess: int) -> int:
-        """:meth:`value` by alpha-beta alone: iterative deepening outside MTD(f), each depth
-        limit trying the test MTD(f) asks for, then the tests beside it, before it grows."""
+            def settle(near: list[int]) -> tuple[int, int] | None:
+                # every test at this depth limit, then a deeper limit
+                nonlocal depth
+                for beta in near:
+                    result = self._probe_at(array, sign, beta - 1, beta, depth, buffers)
+                    if result != K.UNKNOWN:
+                        return beta, result
+                depth = next(depths)
+                return None
+        else:
+            tests: dict[int, _Test] = {}
+
+            def settle(near: list[int]) -> tuple[int, int] | None:
+                # the tests beside the first get turns only once it has proven hard
+                if near[0] not in tests or tests[near[0]].allowance < NEIGHBOURS_AFTER:
+                    near = near[:1]
+                for beta in near:
+                    if beta not in tests:
+                        tests[beta] = self._new_test(array, beta)
+                    result = self._turn(array, sign, tests[beta], buffers)
+                    if result is not None:
+                        return beta, result
+                return None
+
         bound = int(self.control[K.C_MAX_VALUE])
         lower, upper = -bound, bound
         estimate = guess
-        search = self._deepening(array)
-        depth = next(search)
-        buffers = self._buffers(array)
         while lower < upper:
+            self._bounds, self._sign = (lower, upper), sign
             first = estimate + 1 if estimate <= lower else estimate
             first = min(max(first, lower + 1), upper)
-            for test in _tests_near(first, lower, upper):
-                self._bounds, self._sign = (lower, upper), sign
-                result = self._probe_at(array, sign, test - 1, test, depth, buffers)
-                if result != K.UNKNOWN:
-                    break
-            else:
-                depth = next(search)
+            settled = settle(_tests_near(first, lower, upper))
+            if settled is None:
                 continue
-            if result >= test:
+            beta, result = settled
+            if result >= beta:
                 lower = result
             else:
                 upper = result
