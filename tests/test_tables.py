@@ -123,6 +123,22 @@ def test_after_a_timeout_the_larger_boards_of_its_family_get_a_short_run_for_bou
                     ("alak-tromp-taylor-2", 10.0)]
 
 
+def test_a_board_whose_value_is_proven_but_not_its_best_moves_does_not_give_up_its_family(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(tables, "jobs", _jobs)
+    runs: list[tuple[str, float]] = []
+
+    def value_only(job: Job, max_seconds: float, _: object) -> dict[str, Any]:
+        runs.append((job.key, max_seconds))
+        return {"status": "timeout", "max_seconds": max_seconds, "lower": 0.0, "upper": 0.0,
+                "nodes": 1}
+
+    monkeypatch.setattr(tables, "_solve", value_only)
+    generate_tables(tmp_path / "results.md", 5.0, fresh=False, progress=None)
+    assert ("alak-baljeu-3", 5.0) in runs
+
+
 def test_only_the_selected_jobs_are_solved_and_fresh_drops_only_theirs(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -196,8 +196,8 @@ def tables(
 
     Results are saved beside the Markdown file (same name, .json) as they come, so an
     interrupted run resumes where it stopped; variants that ran out of time are tried again
-    only with a larger --max-seconds. Once a board runs out of time, the larger boards of its
-    kind get at most a minute each, for bounds on their values.
+    only with a larger --max-seconds. Once a board runs out of time before its value is proven,
+    the larger boards of its kind get at most a minute each, for bounds on their values.
     """
     if max_seconds <= 0:
         fail("--max-seconds must be positive")

@@ -31,8 +31,8 @@ TABLE_BITS = 23
 """Alternator's table in the tables (Alak's entries are larger: see ALAK_TABLE_BITS)."""
 ALAK_TABLE_BITS = 21
 BOUNDS_SECONDS = 60.0
-"""The time a board gets once a smaller board of its family ran out of time: enough for
-bounds on its value, often not for the value."""
+"""The time a board gets once a smaller board of its family ran out of time before its value
+was proven: enough for bounds on its value, often not for the value."""
 ALAK_SIZES = range(1, 13)
 TROMP_TAYLOR_STRETCH = range(13, 17)
 ALTERNATOR_MAX_CELLS = 20
@@ -217,6 +217,12 @@ def quality_command(agent: str, variant: QualityGame, positions: int) -> str:
     )
 
 
+def _value_unknown(record: dict[str, Any]) -> bool:
+    """Whether a job ran out of time before its value was proven (a job whose best moves or
+    openings ran out of time does not make its family give up)."""
+    return record["status"] != "solved" and record["lower"] != record["upper"]
+
+
 def _family(job: Job) -> str:
     """Jobs that get harder in order: once one runs out of time, the rest are skipped
     (Alternator boards of one width, Alak boards of one rule set)."""
@@ -271,21 +277,22 @@ def generate_tables(
         family = _family(job)
         saved = results.get(job.key)
         if not selected(job.key):
-            if saved and saved["status"] != "solved":
+            if saved and _value_unknown(saved):
                 given_up.add(family)
             continue
         budget = max_seconds
         if family in given_up and not job.key.startswith(("claim", "exercise")):
-            # a smaller board of this family ran out of time: only bounds are hoped for
+            # a smaller board of this family ran out of time before its value was proven:
+            # only bounds are hoped for
             budget = min(max_seconds, BOUNDS_SECONDS)
         if saved and (saved["status"] == "solved" or saved["max_seconds"] >= budget):
-            if saved["status"] != "solved":
+            if _value_unknown(saved):
                 given_up.add(family)
             continue
         if progress is not None:
             progress(f"solving {job.key} …")
         results[job.key] = _solve(job, budget, progress)
-        if results[job.key]["status"] != "solved":
+        if _value_unknown(results[job.key]):
             given_up.add(family)
         _save(store, results)
     _write(out, render(results))
@@ -551,7 +558,8 @@ def render(results: dict[str, Any]) -> str:
         "(Alak) unless a row says otherwise; the machine, a shared one, ran other jobs too, so "
         f"the seconds are upper bounds; machine: {platform.machine()}, "
         f"Python {platform.python_version()}; generated {time.strftime('%Y-%m-%d')}. "
-        "Where a board ran out of time, the larger boards of its kind had "
+        "Where a board ran out of time before its value was proven, the larger boards of its "
+        "kind had "
         f"{BOUNDS_SECONDS:g} s each, for bounds on their values (an interval [a, b] is proven: "
         "the value lies in it).",
         "",
