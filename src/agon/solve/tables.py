@@ -220,7 +220,7 @@ def quality_command(agent: str, variant: QualityGame, positions: int) -> str:
 def _value_unknown(record: dict[str, Any]) -> bool:
     """Whether a job ran out of time before its value was proven (a job whose best moves or
     openings ran out of time does not make its family give up)."""
-    return record["status"] != "solved" and record["lower"] != record["upper"]
+    return record["status"] != "solved" and bool(record["lower"] != record["upper"])
 
 
 def _family(job: Job) -> str:
