@@ -261,6 +261,18 @@ def position_key(
 
 
 @njit(cache=True)
+def rest_on_child(row_trace: Array, child_trace: Array, which: int, split: bool) -> None:
+    """Make bound ``which`` of a node rest on what its child's opposite bound rests on (a
+    node's upper bound on its children's lower bounds, and the other way round); where
+    repetitions count (not ``split``), on both of the child's bounds."""
+    opposite = HIGH if which == LOW else LOW
+    rest_on(row_trace, which, child_trace[opposite], trace_summary(child_trace, opposite),
+            not split)
+    if not split:
+        rest_on(row_trace, which, child_trace[which], trace_summary(child_trace, which), True)
+
+
+@njit(cache=True)
 def look_up(
     key: Kernel, history_key: Kernel, canonical: Kernel, history_board: Kernel, params: Array,
     symmetry: Array, move_maps: Array, state: Array, image: Array, control: Array, tt: Array,
@@ -575,11 +587,7 @@ def negamax(
         value = -value
         if history:
             # every move's result, as a lower bound for the opponent, bounds this node above
-            rest_on(row_trace, HIGH, child_trace[LOW], trace_summary(child_trace, LOW),
-                    not split)
-            if not split:
-                rest_on(row_trace, HIGH, child_trace[HIGH], trace_summary(child_trace, HIGH),
-                        True)
+            rest_on_child(row_trace, child_trace, HIGH, split)
         if value > best:
             best, best_move = value, move
             if history:

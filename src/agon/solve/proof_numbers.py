@@ -56,7 +56,7 @@ from agon.solve.kernels import (
     log2_work,
     look_up,
     order_moves,
-    rest_on,
+    rest_on_child,
     start_trace,
     store_bounds,
     terminal_value,
@@ -108,18 +108,6 @@ def _numbers_store(numbers: Array, key: int, phi: int, delta: int, work: int) ->
 @njit(cache=True)
 def _saturating_sum(first: int, second: int) -> int:
     return min(first + second, PN_INFINITY)
-
-
-@njit(cache=True)
-def _rest_on_child(row_trace: Array, child_trace: Array, which: int, split: bool) -> None:
-    """Make bound ``which`` of a node rest on what its child's opposite bound rests on (a
-    node's upper bound on its children's lower bounds, and the other way round); where
-    repetitions count (not ``split``), on both of the child's, for both of the node's."""
-    opposite = HIGH if which == LOW else LOW
-    rest_on(row_trace, which, child_trace[opposite], trace_summary(child_trace, opposite),
-            not split)
-    if not split:
-        rest_on(row_trace, which, child_trace[which], trace_summary(child_trace, which), True)
 
 
 @njit(cache=True)
@@ -270,7 +258,7 @@ def prove(
             )
         if phi == 0:
             if history:
-                _rest_on_child(row_trace, child_trace, HIGH, split)
+                rest_on_child(row_trace, child_trace, HIGH, split)
             if -value > best:
                 best, best_move, best_board = -value, move, child_board
 
@@ -288,7 +276,7 @@ def _proven(
     upper bound (see negamax)."""
     if control[C_HISTORY] != 0:
         split = control[C_REPEATS_COUNT] == 0
-        _rest_on_child(row_trace, child_trace, LOW, split)
+        rest_on_child(row_trace, child_trace, LOW, split)
         add_board(trace_summary(row_trace, LOW), child_board)
     cutoffs[side, move] += 1
     work = log2_work(control[C_NODES] - nodes_before + 1)

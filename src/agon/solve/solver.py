@@ -397,10 +397,10 @@ class Solver:
         allowance = test.allowance
         test.allowance *= 2
         alpha, beta = test.beta - 1, test.beta
-        if self.search is not Search.ALPHA_BETA:
-            value = self._search(array, alpha, beta, sign, None, buffers, allowance)
-            if value is not None or self.search is Search.PROOF_NUMBERS:
-                return value
+        # (alpha-beta alone never takes turns: it deepens in value and probe)
+        value = self._search(array, alpha, beta, sign, None, buffers, allowance)
+        if value is not None or self.search is Search.PROOF_NUMBERS:
+            return value
         allowance *= ALPHA_BETA_SHARE
         while allowance > 0:
             nodes = self.nodes
