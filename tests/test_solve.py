@@ -335,6 +335,25 @@ def test_a_solve_out_of_time_reports_proven_bounds(game: Game, value: int, searc
     assert stopped.value.lower <= value and value - 2 <= stopped.value.upper
 
 
+def test_a_solve_whose_best_moves_run_out_of_time_reports_what_its_value_took(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    game = Alak(5, AlakRules.TROMP_TAYLOR)
+    solver = Solver(game, 14)
+
+    def out_of_time(*_: object) -> None:
+        raise SolveInterrupted(-5, 5, 1, 0.1, timed_out=True)
+
+    monkeypatch.setattr(solver, "_moves", out_of_time)
+    with pytest.raises(SolveInterrupted) as stopped:
+        solver.solve(game.new_state())
+    # the root's value (0, docs/results.md) is reported with its own cost
+    assert stopped.value.lower == stopped.value.upper == 0
+    assert stopped.value.proven is not None and stopped.value.proven[0] > 0
+    assert "the value is 0 (proven in" in str(stopped.value)
+    assert "best moves were not all checked" in str(stopped.value)
+
+
 def test_the_default_search() -> None:
     assert default_search(Alak(5)) is Search.BOTH
     assert default_search(Alternator(3, 3)) is Search.ALPHA_BETA

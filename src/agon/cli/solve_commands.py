@@ -151,12 +151,16 @@ def solve(
     except SolveInterrupted as stop:
         typer.echo(f"{stop} (Black's margin), after {stop.nodes:,} nodes", err=True)
         if as_json:
-            typer.echo(json.dumps({
+            stopped: dict[str, object] = {
                 "stopped": "out of time" if stop.timed_out else "interrupted",
                 # JSON has no infinity: a side with no bound proven yet is null
                 "lower": _bound(stop.lower), "upper": _bound(stop.upper),
                 "nodes": stop.nodes, "seconds": round(stop.seconds, 3),
-            }))
+            }
+            if stop.proven is not None:
+                stopped["value_nodes"] = stop.proven[0]
+                stopped["value_seconds"] = round(stop.proven[1], 3)
+            typer.echo(json.dumps(stopped))
         raise typer.Exit(TIMED_OUT if stop.timed_out else INTERRUPTED) from None
     if as_json:
         typer.echo(json.dumps(solution_json(game, solution)))

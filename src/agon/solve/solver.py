@@ -117,17 +117,25 @@ class SolveInterrupted(Exception):
 
     The bounds are Black's margin (as :attr:`Solution.value` reports it) at the position whose
     value was being searched when it stopped: the root, or one of its moves for openings.
+    Where the root's value was proven and only its moves were being checked, ``proven`` gives
+    what the value itself took (nodes, seconds), so a table can still report that cost.
     """
 
     def __init__(
-        self, lower: float, upper: float, nodes: int, seconds: float, timed_out: bool
+        self, lower: float, upper: float, nodes: int, seconds: float, timed_out: bool,
+        proven: tuple[int, float] | None = None,
     ) -> None:
         reason = "out of time" if timed_out else "interrupted"
-        super().__init__(
-            f"{reason}: the value lies between {_bound_text(lower)} and {_bound_text(upper)}"
-        )
+        if proven is None:
+            found = f"the value lies between {_bound_text(lower)} and {_bound_text(upper)}"
+        else:
+            found = (
+                f"the value is {_bound_text(lower)} (proven in {proven[0]:,} nodes and "
+                f"{proven[1]:.1f} s); its best moves were not all checked"
+            )
+        super().__init__(f"{reason}: {found}")
         self.lower, self.upper, self.nodes, self.seconds = lower, upper, nodes, seconds
-        self.timed_out = timed_out
+        self.timed_out, self.proven = timed_out, proven
 
 
 def _bound_text(bound: float) -> str:
@@ -562,12 +570,15 @@ class Solver:
         black_view = -1 if state.to_move is Player.WHITE else 1
         self._target = ""
         value = self.value(array, black_view)
+        proven = (self.nodes - nodes_before, time.monotonic() - self._clock.started)
         try:
             best, move_values = self._moves(array, black_view, value, openings)
         except SolveInterrupted as stop:
             # the position's own value is proven: report it, not the move being searched
             known = self._report_value(black_view * value)
-            raise SolveInterrupted(known, known, stop.nodes, stop.seconds, stop.timed_out) from None
+            raise SolveInterrupted(
+                known, known, stop.nodes, stop.seconds, stop.timed_out, proven
+            ) from None
         return Solution(
             value=self._report_value(black_view * value),
             best_moves=best,

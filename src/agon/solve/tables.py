@@ -118,10 +118,14 @@ def _solve(job: Job, max_seconds: float, progress: Progress | None) -> dict[str,
     except SolveInterrupted as stop:
         if not stop.timed_out:
             raise KeyboardInterrupt from None
-        return {
+        record = {
             "status": "timeout", "max_seconds": max_seconds, "lower": stop.lower,
             "upper": stop.upper, "nodes": stop.nodes,
         }
+        if stop.proven is not None:
+            record["value_nodes"] = stop.proven[0]
+            record["value_seconds"] = round(stop.proven[1], 2)
+        return record
     game = job.game
     record: dict[str, Any] = {
         "status": "solved",
@@ -360,7 +364,12 @@ def _unsolved(record: dict[str, Any] | None) -> str:
     low, high = _points(record["lower"]), _points(record["upper"])
     if record["lower"] == record["upper"]:
         seconds = record["max_seconds"]
-        return f"value {_signed(record['lower'])}; its moves not all solved in {seconds:g} s"
+        cost = ""
+        if "value_seconds" in record:
+            cost = f" (proven in {record['value_seconds']:,} s, {record['value_nodes']:,} nodes)"
+        return (
+            f"value {_signed(record['lower'])}{cost}; its moves not all solved in {seconds:g} s"
+        )
     bounds = f"value in [{low}, {high}]"
     if -record["lower"] == record["upper"] == float("inf"):
         bounds = "no bound proven"
