@@ -118,14 +118,14 @@ def _solve(job: Job, max_seconds: float, progress: Progress | None) -> dict[str,
     except SolveInterrupted as stop:
         if not stop.timed_out:
             raise KeyboardInterrupt from None
-        record = {
+        timeout: dict[str, Any] = {
             "status": "timeout", "max_seconds": max_seconds, "lower": stop.lower,
             "upper": stop.upper, "nodes": stop.nodes,
         }
         if stop.proven is not None:
-            record["value_nodes"] = stop.proven[0]
-            record["value_seconds"] = round(stop.proven[1], 2)
-        return record
+            timeout["value_nodes"] = stop.proven[0]
+            timeout["value_seconds"] = round(stop.proven[1], 2)
+        return timeout
     game = job.game
     record: dict[str, Any] = {
         "status": "solved",
