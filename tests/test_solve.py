@@ -471,6 +471,7 @@ def test_solve_names_an_unknown_search() -> None:
     "arguments",
     [
         ["solve", "alak", "--size", "5", "--max-seconds", "0"],
+        ["solve", "alak", "--size", "5", "--table-bits", "9"],
         ["solve", "alak", "--size", "5", "--moves", "9"],
         ["solve", "alak", "--size", "5", "--position", "xx"],
         ["solve", "alak", "--position", "..... x", "--moves", "1"],

@@ -110,7 +110,7 @@ def test_after_a_timeout_the_larger_boards_of_its_family_get_a_short_run_for_bou
     monkeypatch.setattr(tables, "BOUNDS_SECONDS", 2.0)
     runs: list[tuple[str, float]] = []
 
-    def out_of_time(job: Job, max_seconds: float, _: object) -> dict[str, Any]:
+    def out_of_time(job: Job, max_seconds: float, *_: object) -> dict[str, Any]:
         runs.append((job.key, max_seconds))
         return {"status": "timeout", "max_seconds": max_seconds, "lower": -1.0, "upper": 1.0,
                 "nodes": 1}
@@ -135,7 +135,7 @@ def test_a_board_whose_value_is_proven_but_not_its_best_moves_does_not_give_up_i
     monkeypatch.setattr(tables, "jobs", _jobs)
     runs: list[tuple[str, float]] = []
 
-    def value_only(job: Job, max_seconds: float, _: object) -> dict[str, Any]:
+    def value_only(job: Job, max_seconds: float, *_: object) -> dict[str, Any]:
         runs.append((job.key, max_seconds))
         return {"status": "timeout", "max_seconds": max_seconds, "lower": 0.0, "upper": 0.0,
                 "nodes": 1}
@@ -151,7 +151,7 @@ def test_only_the_selected_jobs_are_solved_and_fresh_drops_only_theirs(
     monkeypatch.setattr(tables, "jobs", _jobs)
     runs: list[str] = []
 
-    def solved(job: Job, max_seconds: float, _: object) -> dict[str, Any]:
+    def solved(job: Job, max_seconds: float, *_: object) -> dict[str, Any]:
         runs.append(job.key)
         return {"status": "solved", "value": 0.0, "best_moves": [], "moves": {}, "nodes": 1,
                 "seconds": 0.0}
@@ -168,6 +168,20 @@ def test_only_the_selected_jobs_are_solved_and_fresh_drops_only_theirs(
     saved = json.loads(out.with_suffix(".json").read_text())["jobs"]
     assert sorted(saved) == ["alak-baljeu-2", "alak-baljeu-3", "alak-tromp-taylor-2",
                              "alternator-1x2"]
+
+
+def test_a_table_size_set_for_the_run_is_recorded_and_shown(tmp_path: Path) -> None:
+    out = tmp_path / "results.md"
+    generate_tables(out, 10.0, fresh=False, progress=None, only=("alak-baljeu-2",),
+                    table_bits=12)
+    saved = json.loads(out.with_suffix(".json").read_text())["jobs"]
+    assert saved["alak-baljeu-2"]["table_bits"] == 12
+    assert "| 2 | -1 | **1:-1** **2:-1** | " in out.read_text()
+    assert " (table 2^12) |" in out.read_text()
+    assert "not solved in 9 s (table 2^24) (value in [1, 2])" in render(
+        {"alak-tromp-taylor-12": {"status": "timeout", "max_seconds": 9, "lower": 1.0,
+                                  "upper": 2.0, "nodes": 9, "table_bits": 24}}
+    )
 
 
 def test_only_measures_the_selected_agents_on_the_selected_games(
@@ -196,6 +210,7 @@ def test_only_measures_the_selected_agents_on_the_selected_games(
         (["--max-seconds", "0"], "--max-seconds must be positive"),
         (["--quality-positions", "-1"], "--quality-positions must be 0 or more"),
         (["--only", "alak-go-*"], "--only 'alak-go-*' matches no job"),
+        (["--table-bits", "40"], "--table-bits must be 10 to 30"),
     ],
 )
 def test_bad_tables_options_are_named(arguments: list[str], message: str) -> None:

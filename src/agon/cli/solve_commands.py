@@ -88,6 +88,22 @@ def solution_text(game: Game, solution: Solution) -> str:
     return "\n".join(lines)
 
 
+TableBitsOpt = Annotated[
+    int | None,
+    typer.Option(
+        help="Transposition table of 2**BITS buckets of two entries (default 22 for "
+        "Alternator, 16 bytes an entry; for Alak, whose entries are 8·(3N+5) bytes, 20 up "
+        "to 16 points and 18 beyond).",
+        show_default=False,
+    ),
+]
+
+
+def _check_table_bits(table_bits: int | None) -> None:
+    if table_bits is not None and not 10 <= table_bits <= 30:
+        fail("--table-bits must be 10 to 30")
+
+
 def solve(
     game_name: GameArg,
     size: SizeOpt = None,
@@ -105,14 +121,7 @@ def solve(
     openings: Annotated[
         bool, typer.Option("--openings", help="Also give the value of every legal move.")
     ] = False,
-    table_bits: Annotated[
-        int | None,
-        typer.Option(
-            help="Transposition table of 2**BITS buckets of two entries (default 22 for "
-            "Alternator, 16 bytes an entry; for Alak, whose entries are 8·(3N+5) bytes, 20 up "
-            "to 16 points and 18 beyond)."
-        ),
-    ] = None,
+    table_bits: TableBitsOpt = None,
     search: Annotated[
         Search | None,
         typer.Option(
@@ -136,8 +145,7 @@ def solve(
     """
     game = build_game(game_name, size, komi, rules, edge_capture)
     state = _start(game, position, moves)
-    if table_bits is not None and not 10 <= table_bits <= 30:
-        fail("--table-bits must be 10 to 30")
+    _check_table_bits(table_bits)
     if max_seconds is not None and max_seconds <= 0:
         fail("--max-seconds must be positive")
     try:
@@ -194,6 +202,14 @@ def tables(
             show_default=False,
         ),
     ] = None,
+    table_bits: Annotated[
+        int | None,
+        typer.Option(
+            help="Transposition table of 2**BITS buckets of two entries for every solve "
+            "(default 23 for Alternator and 21 for Alak); a result records a size set here.",
+            show_default=False,
+        ),
+    ] = None,
     quiet: QuietOpt = False,
 ) -> None:
     """Solve every small variant and write the tables of values (docs/results.md).
@@ -207,10 +223,11 @@ def tables(
         fail("--max-seconds must be positive")
     if quality_positions < 0:
         fail("--quality-positions must be 0 or more")
+    _check_table_bits(table_bits)
     try:
         generate_tables(
             out, max_seconds, fresh, None if quiet else stderr_progress, quality_positions,
-            tuple(only or ()),
+            tuple(only or ()), table_bits,
         )
     except AgonError as error:
         fail(str(error))

@@ -107,12 +107,22 @@ def jobs() -> Iterator[Job]:
                   lines_after=("",))
 
 
-def _solve(job: Job, max_seconds: float, progress: Progress | None) -> dict[str, Any]:
+def _solve(
+    job: Job, max_seconds: float, progress: Progress | None, table_bits: int | None = None
+) -> dict[str, Any]:
     """The value and best moves within ``max_seconds``, then (for jobs with openings) every
     move's value in the time left: a board whose weaker openings take too long still gets
-    its value and best moves (they are recorded first)."""
-    bits = ALAK_TABLE_BITS if isinstance(job.game, Alak) else TABLE_BITS
+    its value and best moves (they are recorded first). ``table_bits`` overrides the
+    transposition table's default size, and is recorded."""
+    bits = table_bits or (ALAK_TABLE_BITS if isinstance(job.game, Alak) else TABLE_BITS)
     solver = Solver(job.game, bits, progress=progress, max_seconds=max_seconds)
+    record = _solution_record(job, solver, max_seconds)
+    if table_bits is not None:
+        record["table_bits"] = table_bits
+    return record
+
+
+def _solution_record(job: Job, solver: Solver, max_seconds: float) -> dict[str, Any]:
     try:
         solution = solver.solve(job.state())
     except SolveInterrupted as stop:
@@ -242,11 +252,14 @@ def generate_tables(
     progress: Progress | None,
     quality_positions: int = 0,
     only: tuple[str, ...] = (),
+    table_bits: int | None = None,
 ) -> None:
     """Solve what is not solved yet (within ``max_seconds`` each) and write ``out``; with
     ``quality_positions``, also measure the agents' move quality on that many positions.
     With ``only`` (shell-style patterns of keys), just the jobs and measurements whose key
-    matches one are done (``fresh``: again); the others' saved results are kept as they are."""
+    matches one are done (``fresh``: again); the others' saved results are kept as they are.
+    ``table_bits`` sets every solve's transposition table size (default: the sizes
+    :data:`TABLE_BITS` and :data:`ALAK_TABLE_BITS`)."""
     store = out.with_suffix(".json")
 
     def selected(key: str) -> bool:
@@ -295,7 +308,7 @@ def generate_tables(
             continue
         if progress is not None:
             progress(f"solving {job.key} …")
-        results[job.key] = _solve(job, budget, progress)
+        results[job.key] = _solve(job, budget, progress, table_bits)
         if _value_unknown(results[job.key]):
             given_up.add(family)
         _save(store, results)
@@ -315,9 +328,13 @@ def _signed(value: float) -> str:
     return f"+{_points(value)}" if value > 0 else _points(value)
 
 
+def _table(record: dict[str, Any]) -> str:
+    """The transposition table's size, where a run set it."""
+    return f" (table 2^{record['table_bits']})" if "table_bits" in record else ""
+
+
 def _cost(record: dict[str, Any]) -> str:
-    table = f" (table 2^{record['table_bits']})" if "table_bits" in record else ""
-    return f"{record['nodes']:,} | {record['seconds']:.2f}{table}"
+    return f"{record['nodes']:,} | {record['seconds']:.2f}{_table(record)}"
 
 
 def _open_moves(game: Game, record: dict[str, Any]) -> str:
@@ -369,11 +386,12 @@ def _unsolved(record: dict[str, Any] | None) -> str:
             cost = f" (proven in {record['value_seconds']:,} s, {record['value_nodes']:,} nodes)"
         return (
             f"value {_signed(record['lower'])}{cost}; its moves not all solved in {seconds:g} s"
+            + _table(record)
         )
     bounds = f"value in [{low}, {high}]"
     if -record["lower"] == record["upper"] == float("inf"):
         bounds = "no bound proven"
-    return f"not solved in {record['max_seconds']:g} s ({bounds})"
+    return f"not solved in {record['max_seconds']:g} s{_table(record)} ({bounds})"
 
 
 def _alternator_section(results: dict[str, Any]) -> list[str]:
