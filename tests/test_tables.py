@@ -170,6 +170,28 @@ def test_only_the_selected_jobs_are_solved_and_fresh_drops_only_theirs(
                              "alternator-1x2"]
 
 
+def test_workers_solve_families_at_once_to_the_same_results(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(tables, "jobs", _jobs)
+    alone, together = tmp_path / "alone.md", tmp_path / "together.md"
+    generate_tables(alone, 10.0, fresh=False, progress=None)
+    lines: list[str] = []
+    generate_tables(together, 10.0, fresh=False, progress=lines.append, workers=2)
+
+    def values(out: Path) -> dict[str, Any]:
+        saved = json.loads(out.with_suffix(".json").read_text())["jobs"]
+        return {key: (record["value"], record["best_moves"], record.get("moves"))
+                for key, record in saved.items()}
+
+    assert len(values(together)) == 4
+    assert values(together) == values(alone)
+    # each job is announced as it starts
+    assert sorted(line for line in lines if line.startswith("solving")) == [
+        f"solving {job.key} …" for job in sorted(_jobs(), key=lambda job: job.key)
+    ]
+
+
 def test_a_table_size_set_for_the_run_is_recorded_and_shown(tmp_path: Path) -> None:
     out = tmp_path / "results.md"
     generate_tables(out, 10.0, fresh=False, progress=None, only=("alak-baljeu-2",),

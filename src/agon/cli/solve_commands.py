@@ -210,6 +210,14 @@ def tables(
             show_default=False,
         ),
     ] = None,
+    jobs: Annotated[
+        int,
+        typer.Option(
+            "--jobs", min=1,
+            help="Worker processes solving at once, each a different family (an Alternator "
+            "width, an Alak rule set), each with its own tables: memory grows with them.",
+        ),
+    ] = 1,
     quiet: QuietOpt = False,
 ) -> None:
     """Solve every small variant and write the tables of values (docs/results.md).
@@ -227,7 +235,7 @@ def tables(
     try:
         generate_tables(
             out, max_seconds, fresh, None if quiet else stderr_progress, quality_positions,
-            tuple(only or ()), table_bits,
+            tuple(only or ()), table_bits, jobs,
         )
     except AgonError as error:
         fail(str(error))

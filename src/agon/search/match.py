@@ -9,15 +9,14 @@ repeats exactly, however many worker processes share the games.
 from __future__ import annotations
 
 import math
-import multiprocessing
 import random
-import signal
 from collections.abc import Callable, Generator
 from dataclasses import dataclass, field
 from typing import Any
 
 from agon.core.game import Game
 from agon.core.player import Player
+from agon.core.workers import worker_pool
 from agon.search.registry import make_agent
 
 Z_95 = 1.959963984540054
@@ -195,11 +194,6 @@ def _play_game_job(job: tuple[Game, str, str, int, int]) -> GameSummary:
     return play_game(*job)
 
 
-def _ignore_interrupts() -> None:
-    """Workers leave Ctrl-C to the parent, which stops them."""
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-
-
 def run_match(
     game: Game,
     spec_a: str,
@@ -238,8 +232,7 @@ def _results(
         for job in job_list:
             yield _play_game_job(job)
         return
-    context = multiprocessing.get_context("spawn")
-    pool = context.Pool(min(jobs, len(job_list)) or 1, initializer=_ignore_interrupts)
+    pool = worker_pool(min(jobs, len(job_list)) or 1)
     try:
         yield from pool.imap_unordered(_play_game_job, job_list)
         pool.close()

@@ -13,12 +13,15 @@ import platform
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
+from queue import SimpleQueue
 from typing import Any, NamedTuple
 
 from agon.core.errors import AgonError
 from agon.core.files import replace_file
 from agon.core.game import Game, State, format_points
+from agon.core.workers import worker_pool
 from agon.games.alak import Alak
 from agon.games.alak.rules import AlakRules
 from agon.games.alternator import Alternator
@@ -253,13 +256,15 @@ def generate_tables(
     quality_positions: int = 0,
     only: tuple[str, ...] = (),
     table_bits: int | None = None,
+    workers: int = 1,
 ) -> None:
     """Solve what is not solved yet (within ``max_seconds`` each) and write ``out``; with
     ``quality_positions``, also measure the agents' move quality on that many positions.
     With ``only`` (shell-style patterns of keys), just the jobs and measurements whose key
     matches one are done (``fresh``: again); the others' saved results are kept as they are.
     ``table_bits`` sets every solve's transposition table size (default: the sizes
-    :data:`TABLE_BITS` and :data:`ALAK_TABLE_BITS`)."""
+    :data:`TABLE_BITS` and :data:`ALAK_TABLE_BITS`). With ``workers`` above one, that many
+    processes solve jobs of different families at once (each with its own tables)."""
     store = out.with_suffix(".json")
 
     def selected(key: str) -> bool:
@@ -286,33 +291,106 @@ def generate_tables(
             report = measure_quality(variant.game, agent, quality_positions, 1, progress)
             results[key] = report.to_json()
             _save(store, results)
-    # compile (or load) the kernels first, so that no job's seconds count compiling
-    for warm_up in (Alternator(1, 2), Alak(1)):
-        Solver(warm_up, 10).solve(warm_up.new_state())
+    _warm_up()
+    waiting = list(jobs())
     given_up: set[str] = set()
-    for job in jobs():
-        family = _family(job)
-        saved = results.get(job.key)
-        if not selected(job.key):
-            if saved and _value_unknown(saved):
-                given_up.add(family)
-            continue
-        budget = max_seconds
-        if family in given_up and not job.key.startswith(("claim", "exercise")):
-            # a smaller board of this family ran out of time before its value was proven:
-            # only bounds are hoped for
-            budget = min(max_seconds, BOUNDS_SECONDS)
-        if saved and (saved["status"] == "solved" or saved["max_seconds"] >= budget):
-            if _value_unknown(saved):
-                given_up.add(family)
-            continue
-        if progress is not None:
-            progress(f"solving {job.key} …")
-        results[job.key] = _solve(job, budget, progress, table_bits)
-        if _value_unknown(results[job.key]):
-            given_up.add(family)
+    running: set[str] = set()  # the families with a job being solved
+
+    def next_job() -> tuple[Job, float] | None:
+        """The first job, in order, of a family with none being solved, that is still to be
+        solved, and its time: a family's jobs are taken in order, so each one's time can
+        depend on how its smaller boards went."""
+        for job in list(waiting):
+            family = _family(job)
+            if family in running:
+                continue
+            waiting.remove(job)
+            saved = results.get(job.key)
+            budget = max_seconds
+            if family in given_up and not job.key.startswith(("claim", "exercise")):
+                # a smaller board of this family ran out of time before its value was
+                # proven: only bounds are hoped for
+                budget = min(max_seconds, BOUNDS_SECONDS)
+            done = saved is not None and (
+                saved["status"] == "solved" or saved["max_seconds"] >= budget
+            )
+            if done or not selected(job.key):
+                if saved and _value_unknown(saved):
+                    given_up.add(family)
+                continue
+            return job, budget
+        return None
+
+    def finish(job: Job, record: dict[str, Any]) -> None:
+        results[job.key] = record
+        running.discard(_family(job))
+        if _value_unknown(record):
+            given_up.add(_family(job))
         _save(store, results)
+
+    if workers <= 1:
+        while (task := next_job()) is not None:
+            job, budget = task
+            if progress is not None:
+                progress(f"solving {job.key} …")
+            finish(job, _solve(job, budget, progress, table_bits))
+    else:
+        _solve_in_workers(workers, next_job, finish, running, progress, table_bits)
     _write(out, render(results))
+
+
+def _warm_up() -> None:
+    """Compile (or load) the kernels, so that no job's seconds count compiling."""
+    for game in (Alternator(1, 2), Alak(1)):
+        Solver(game, 10).solve(game.new_state())
+
+
+def _solve_in_workers(
+    workers: int,
+    next_job: Callable[[], tuple[Job, float] | None],
+    finish: Callable[[Job, dict[str, Any]], None],
+    running: set[str],
+    progress: Progress | None,
+    table_bits: int | None,
+) -> None:
+    """Solve the jobs ``next_job`` gives in ``workers`` processes, one family in each at a
+    time, handing each result to ``finish`` as it comes; Ctrl-C stops the workers (the jobs
+    being solved are lost, the finished ones were saved)."""
+    finished: SimpleQueue[tuple[Job, dict[str, Any] | BaseException]] = SimpleQueue()
+    with worker_pool(workers, _warm_up) as pool:
+
+        def start_jobs() -> None:
+            while len(running) < workers and (task := next_job()) is not None:
+                job, budget = task
+                running.add(_family(job))
+                if progress is not None:
+                    progress(f"solving {job.key} …")
+                keyed = None if progress is None else partial(_keyed_progress, progress, job.key)
+                pool.apply_async(
+                    _solve, (job, budget, keyed, table_bits),
+                    callback=partial(_put, finished, job),
+                    error_callback=partial(_put, finished, job),
+                )
+
+        start_jobs()
+        while running:
+            job, outcome = finished.get()
+            if isinstance(outcome, BaseException):
+                raise outcome
+            finish(job, outcome)
+            start_jobs()
+
+
+def _put(
+    finished: SimpleQueue[tuple[Job, dict[str, Any] | BaseException]], job: Job,
+    outcome: dict[str, Any] | BaseException,
+) -> None:
+    finished.put((job, outcome))
+
+
+def _keyed_progress(progress: Progress, key: str, message: str) -> None:
+    """A worker's progress line, named by its job (several run at once)."""
+    progress(f"{key}: {message}")
 
 
 # --- the Markdown ---------------------------------------------------------------------------
