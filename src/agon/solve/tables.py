@@ -298,8 +298,8 @@ def generate_tables(
 
     def next_job() -> tuple[Job, float] | None:
         """The first job, in order, of a family with none being solved, that is still to be
-        solved, and its time: a family's jobs are taken in order, so each one's time can
-        depend on how its smaller boards went."""
+        solved, and its time, its family then counted as being solved: a family's jobs are
+        taken in order, so each one's time can depend on how its smaller boards went."""
         for job in list(waiting):
             family = _family(job)
             if family in running:
@@ -318,6 +318,9 @@ def generate_tables(
                 if saved and _value_unknown(saved):
                     given_up.add(family)
                 continue
+            running.add(family)
+            if progress is not None:
+                progress(f"solving {job.key} …")
             return job, budget
         return None
 
@@ -331,8 +334,6 @@ def generate_tables(
     if workers <= 1:
         while (task := next_job()) is not None:
             job, budget = task
-            if progress is not None:
-                progress(f"solving {job.key} …")
             finish(job, _solve(job, budget, progress, table_bits))
     else:
         _solve_in_workers(workers, next_job, finish, running, progress, table_bits)
@@ -354,17 +355,15 @@ def _solve_in_workers(
     table_bits: int | None,
 ) -> None:
     """Solve the jobs ``next_job`` gives in ``workers`` processes, one family in each at a
-    time, handing each result to ``finish`` as it comes; Ctrl-C stops the workers (the jobs
-    being solved are lost, the finished ones were saved)."""
+    time (``running``: the families being solved), handing each result to ``finish`` as it
+    comes; Ctrl-C stops the workers (the jobs being solved are lost, the finished ones were
+    saved)."""
     finished: SimpleQueue[tuple[Job, dict[str, Any] | BaseException]] = SimpleQueue()
     with worker_pool(workers, _warm_up) as pool:
 
         def start_jobs() -> None:
             while len(running) < workers and (task := next_job()) is not None:
                 job, budget = task
-                running.add(_family(job))
-                if progress is not None:
-                    progress(f"solving {job.key} …")
                 keyed = None if progress is None else partial(_keyed_progress, progress, job.key)
                 pool.apply_async(
                     _solve, (job, budget, keyed, table_bits),
