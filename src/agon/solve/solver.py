@@ -52,7 +52,9 @@ NEIGHBOUR_TESTS = 2
 (:meth:`Solver.value`)."""
 NUMBERS_BITS = 21
 """The proof-number search's table of proof and disproof numbers has 2**NUMBERS_BITS buckets of
-two entries (24 bytes each)."""
+two entries (24 bytes each), or as many as the transposition table where that has more: a
+longer solve needs more of them (baljeu 1 × 8 with edge capture: 8.3 million nodes with 2**16
+buckets, 4.6 with 2**21, 4.1 with 2**24)."""
 FIRST_TURN_NODES = 20_000
 """Nodes of a test's first proof-number turn (:meth:`Solver._turn`); each next turn doubles."""
 ALPHA_BETA_SHARE = 4
@@ -266,7 +268,9 @@ class Solver:
         self.summaries = np.zeros((rows, 2 * self._summary_size), dtype=np.int64)
         self.hints = np.zeros((1 << HINT_BITS, 2), dtype=np.int64)
         # the proof-number search's table of numbers (only where it runs)
-        numbers_rows = 2 if self.search is Search.ALPHA_BETA else 2 << NUMBERS_BITS
+        numbers_rows = 2 if self.search is Search.ALPHA_BETA else (
+            2 << max(NUMBERS_BITS, table_bits)
+        )
         self.numbers = np.zeros((numbers_rows, 3), dtype=np.int64)
         self.control = np.zeros(K.CONTROL_SIZE, dtype=np.int64)
         self.control[K.C_HISTORY] = int(history)
