@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import math
+from dataclasses import replace
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -22,6 +23,7 @@ from agon.cli.common import (
 )
 from agon.core.errors import AgonError
 from agon.core.game import Game, State, format_points, result_text
+from agon.solve.parallel import solve_moves_in_workers
 from agon.solve.quality import QualityReport, measure_quality
 from agon.solve.solver import Search, Solution, SolveInterrupted, Solver, stderr_progress
 from agon.solve.tables import DEFAULT_OUT, generate_tables
@@ -134,6 +136,15 @@ def solve(
         float | None,
         typer.Option(help="Stop after this many seconds with the bounds proven so far."),
     ] = None,
+    jobs: Annotated[
+        int,
+        typer.Option(
+            "--jobs", min=1,
+            help="Solve every move at once in this many worker processes, each with its own "
+            "tables (memory grows with them); the value and best moves follow from the "
+            "moves' values. More work than one solve, spread over cores.",
+        ),
+    ] = 1,
     as_json: JsonOpt = False,
     quiet: QuietOpt = False,
 ) -> None:
@@ -148,12 +159,19 @@ def solve(
     _check_table_bits(table_bits)
     if max_seconds is not None and max_seconds <= 0:
         fail("--max-seconds must be positive")
+    progress = None if quiet else stderr_progress
     try:
-        solver = Solver(
-            game, table_bits, progress=None if quiet else stderr_progress,
-            max_seconds=max_seconds, search=search,
-        )
-        solution = solver.solve(state, openings)
+        if jobs > 1:
+            solution = solve_moves_in_workers(
+                game, state, jobs, table_bits, search, max_seconds, progress
+            )
+            if not openings:
+                solution = replace(solution, move_values=None)
+        else:
+            solver = Solver(
+                game, table_bits, progress=progress, max_seconds=max_seconds, search=search
+            )
+            solution = solver.solve(state, openings)
     except AgonError as error:
         fail(str(error))
     except SolveInterrupted as stop:

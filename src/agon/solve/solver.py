@@ -39,6 +39,9 @@ from agon.solve import kernels as K
 from agon.solve import proof_numbers as P
 from agon.solve.symmetry import Symmetries, symmetries_for
 
+Progress = Callable[[str], None]
+"""Where a long solve reports how it goes (a line at a time)."""
+
 MAX_CHUNK_FACTOR = 10
 """A chunk of search runs at most this many times ``chunk_seconds``."""
 HINT_BITS = 20
@@ -241,7 +244,7 @@ class Solver:
         game: Game,
         table_bits: int | None = None,
         symmetry: bool = True,
-        progress: Callable[[str], None] | None = None,
+        progress: Progress | None = None,
         chunk_seconds: float = 1.0,
         inline: bool = False,
         max_seconds: float | None = None,
@@ -313,6 +316,20 @@ class Solver:
 
     def legal_moves(self, array: Array) -> list[Move]:
         return self.twin.legal_list(array)
+
+    def symmetric_moves(self, state: State) -> list[list[Move]]:
+        """The legal moves of ``state`` in classes, in move order: the positions after the
+        moves of a class (with their histories) are images of one another under the variant's
+        symmetries, as the table's keys tell, so they are worth the same."""
+        array = self.state_array(state)
+        classes: dict[int, list[Move]] = {}
+        symmetries, params = self.symmetries, self.twin.params
+        for move in self.legal_moves(array):
+            self.twin.play(params, array, move)
+            image_key = symmetries.canonical(params, symmetries.data, array, self.image)
+            self.twin.undo(params, array)
+            classes.setdefault(int(image_key), []).append(move)
+        return list(classes.values())
 
     # --- solving -----------------------------------------------------------------------------
 
@@ -674,3 +691,19 @@ def _tests_near(first: int, lower: int, upper: int) -> list[int]:
 
 def stderr_progress(message: str) -> None:
     print(message, file=sys.stderr, flush=True)
+
+
+def labelled_progress(progress: Progress, label: str) -> Progress:
+    """``progress`` with each line named by ``label``, for one of several solves at once
+    (a module-level function bound with ``partial``, so a worker process can be sent it)."""
+    return functools.partial(_labelled, progress, label)
+
+
+def _labelled(progress: Progress, label: str, message: str) -> None:
+    progress(f"{label}: {message}")
+
+
+def warm_up_kernels() -> None:
+    """Compile (or load) the kernels, so that no solve's seconds count compiling."""
+    for game in (Alternator(1, 2), Alak(1)):
+        Solver(game, 10).solve(game.new_state())

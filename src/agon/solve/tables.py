@@ -26,7 +26,14 @@ from agon.games.alak import Alak
 from agon.games.alak.rules import AlakRules
 from agon.games.alternator import Alternator
 from agon.solve.quality import measure_quality
-from agon.solve.solver import SolveInterrupted, Solver, principal_variation
+from agon.solve.solver import (
+    Progress,
+    SolveInterrupted,
+    Solver,
+    labelled_progress,
+    principal_variation,
+    warm_up_kernels,
+)
 from agon.solve.symmetry import symmetries_for
 
 DEFAULT_OUT = Path("docs/results.md")
@@ -40,8 +47,6 @@ ALAK_SIZES = range(1, 13)
 TROMP_TAYLOR_STRETCH = range(13, 17)
 ALTERNATOR_MAX_CELLS = 20
 ALTERNATOR_STRETCH = ((5, 5),)
-
-Progress = Callable[[str], None]
 
 # Published claims, as (position text, x to move, the published value of x's margin).
 HAYWARD_EXERCISES = (
@@ -291,7 +296,7 @@ def generate_tables(
             report = measure_quality(variant.game, agent, quality_positions, 1, progress)
             results[key] = report.to_json()
             _save(store, results)
-    _warm_up()
+    warm_up_kernels()
     waiting = list(jobs())
     given_up: set[str] = set()
     running: set[str] = set()  # the families with a job being solved
@@ -340,12 +345,6 @@ def generate_tables(
     _write(out, render(results))
 
 
-def _warm_up() -> None:
-    """Compile (or load) the kernels, so that no job's seconds count compiling."""
-    for game in (Alternator(1, 2), Alak(1)):
-        Solver(game, 10).solve(game.new_state())
-
-
 def _solve_in_workers(
     workers: int,
     next_job: Callable[[], tuple[Job, float] | None],
@@ -359,14 +358,14 @@ def _solve_in_workers(
     comes; Ctrl-C stops the workers (the jobs being solved are lost, the finished ones were
     saved)."""
     finished: SimpleQueue[tuple[Job, dict[str, Any] | BaseException]] = SimpleQueue()
-    with worker_pool(workers, _warm_up) as pool:
+    with worker_pool(workers, warm_up_kernels) as pool:
 
         def start_jobs() -> None:
             while len(running) < workers and (task := next_job()) is not None:
                 job, budget = task
-                keyed = None if progress is None else partial(_keyed_progress, progress, job.key)
+                label = None if progress is None else labelled_progress(progress, job.key)
                 pool.apply_async(
-                    _solve, (job, budget, keyed, table_bits),
+                    _solve, (job, budget, label, table_bits),
                     callback=partial(_put, finished, job),
                     error_callback=partial(_put, finished, job),
                 )
@@ -385,11 +384,6 @@ def _put(
     outcome: dict[str, Any] | BaseException,
 ) -> None:
     finished.put((job, outcome))
-
-
-def _keyed_progress(progress: Progress, key: str, message: str) -> None:
-    """A worker's progress line, named by its job (several run at once)."""
-    progress(f"{key}: {message}")
 
 
 # --- the Markdown ---------------------------------------------------------------------------

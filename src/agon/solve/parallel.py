@@ -1,0 +1,133 @@
+"""Every move of a position solved at once in worker processes (``agon solve --jobs N``).
+
+Each worker solves the position after one move with a solver of its own (its own tables), so
+the moves share no results: the work is more than one solver's, but spread over cores. Of
+symmetric moves (the same position after them, up to a symmetry) only one is solved. The
+position's value follows exactly from its moves' values (the most the side to move can reach),
+and so do its best moves. A move whose solve runs out of time, or is interrupted, still
+bounds the position's value, as its own bounds do.
+"""
+
+from __future__ import annotations
+
+import time
+from queue import SimpleQueue
+from typing import NamedTuple
+
+from agon.core.game import Game, Move, State
+from agon.core.player import Player
+from agon.core.workers import worker_pool
+from agon.games.alternator import Alternator
+from agon.solve.solver import (
+    Progress,
+    Search,
+    Solution,
+    SolveInterrupted,
+    Solver,
+    labelled_progress,
+    warm_up_kernels,
+)
+
+
+class MoveResult(NamedTuple):
+    """A move's solve: its bounds (equal once solved, Black's margin), nodes and seconds."""
+
+    move: Move
+    lower: float
+    upper: float
+    nodes: int
+    seconds: float
+
+
+def solve_moves_in_workers(
+    game: Game,
+    state: State,
+    workers: int,
+    table_bits: int | None = None,
+    search: Search | None = None,
+    max_seconds: float | None = None,
+    progress: Progress | None = None,
+) -> Solution:
+    """The value, best moves and every move's value of ``state``, each move solved in one of
+    ``workers`` processes; :class:`SolveInterrupted` (with the bounds the moves proved) when
+    the time runs out or Ctrl-C stops it."""
+    moves = state.legal_moves()
+    if not moves:  # the game is over: nothing to spread
+        solver = Solver(game, table_bits, progress=progress, search=search)
+        return solver.solve(state, openings=True)
+    # one move of each class of symmetric moves is solved; the others are worth the same
+    classes = {kind[0]: kind for kind in Solver(game, 10).symmetric_moves(state)}
+    started = time.monotonic()
+    deadline = None if max_seconds is None else started + max_seconds
+    finished: SimpleQueue[MoveResult | BaseException] = SimpleQueue()
+    results: list[MoveResult] = []
+    try:
+        with worker_pool(min(workers, len(classes)), warm_up_kernels) as pool:
+            for move in classes:
+                label = None if progress is None else labelled_progress(
+                    progress, f"after {game.format_move(move)}"
+                )
+                pool.apply_async(
+                    _solve_move, (game, state, move, table_bits, search, deadline, label),
+                    callback=finished.put, error_callback=finished.put,
+                )
+            while len(results) < len(moves):
+                outcome = finished.get()
+                if isinstance(outcome, BaseException):
+                    raise outcome
+                results.append(outcome)
+                results += [  # its symmetric moves, which cost nothing more
+                    outcome._replace(move=move, nodes=0, seconds=0.0)
+                    for move in classes[outcome.move][1:]
+                ]
+    except KeyboardInterrupt:
+        raise _stopped(state, moves, results, started, timed_out=False) from None
+    if any(result.lower != result.upper for result in results):
+        raise _stopped(state, moves, results, started, timed_out=True)
+    values = {result.move: result.lower for result in results}
+    pick = max if state.to_move is Player.BLACK else min
+    value = pick(values.values())
+    return Solution(
+        value=value,
+        best_moves=[move for move in moves if values[move] == value],
+        move_values={move: values[move] for move in moves},
+        nodes=sum(result.nodes for result in results),
+        seconds=time.monotonic() - started,
+        komi=game.komi if isinstance(game, Alternator) else None,
+    )
+
+
+def _solve_move(
+    game: Game, state: State, move: Move, table_bits: int | None, search: Search | None,
+    deadline: float | None, progress: Progress | None,
+) -> MoveResult:
+    """One move's solve, in a worker: solved, or its bounds when the deadline passed."""
+    started = time.monotonic()
+    child = state.copy()
+    child.play(move)
+    max_seconds = None if deadline is None else deadline - started
+    if max_seconds is not None and max_seconds <= 0:
+        return MoveResult(move, float("-inf"), float("inf"), 0, 0.0)
+    solver = Solver(game, table_bits, progress=progress, max_seconds=max_seconds, search=search)
+    try:
+        solution = solver.solve(child)
+    except SolveInterrupted as stop:
+        return MoveResult(move, stop.lower, stop.upper, stop.nodes, stop.seconds)
+    return MoveResult(move, solution.value, solution.value, solution.nodes, solution.seconds)
+
+
+def _stopped(
+    state: State, moves: list[Move], results: list[MoveResult], started: float,
+    timed_out: bool,
+) -> SolveInterrupted:
+    """The position's bounds from its moves' (a move not reported yet bounds nothing)."""
+    lowers = {move: float("-inf") for move in moves}
+    uppers = {move: float("inf") for move in moves}
+    for result in results:
+        lowers[result.move], uppers[result.move] = result.lower, result.upper
+    if state.to_move is Player.BLACK:  # the most Black reaches after some move
+        lower, upper = max(lowers.values()), max(uppers.values())
+    else:  # the least White holds Black to
+        lower, upper = min(lowers.values()), min(uppers.values())
+    nodes = sum(result.nodes for result in results)
+    return SolveInterrupted(lower, upper, nodes, time.monotonic() - started, timed_out)
