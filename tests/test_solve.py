@@ -22,6 +22,7 @@ from agon.games.alak.rules import AlakRules
 from agon.games.alternator import Alternator
 from agon.search.twins import twin_for
 from agon.solve import kernels as K
+from agon.solve import proof_numbers as P
 from agon.solve.solver import (
     Search,
     Solution,
@@ -179,6 +180,16 @@ def test_proof_numbers_with_and_without_their_refinements_match_minimax(
     solver.control[K.C_WEAK_PROOFS] = solver.control[K.C_ESTIMATED_START] = int(refined)
     state = game.parse_position(text) if text else game.new_state()
     assert_matches_reference(state, solver)
+
+
+def test_the_numbers_table_uses_every_bucket() -> None:
+    """Numbers keys are odd (0 marks an empty row): a bucket's index must not rest on that bit,
+    or half the table would never be used."""
+    numbers = np.zeros((2 << 6, 3), dtype=np.int64)
+    for position in range(1000):
+        present_key = (position * 0x9E3779B97F4A7C15) & ((1 << 62) - 1)
+        P._numbers_store(numbers, P._numbers_key(present_key, 1), 1, 1, 1)
+    assert np.count_nonzero(numbers[:, 0]) > 0.9 * numbers.shape[0]
 
 
 def test_proof_numbers_are_refined_where_the_rules_have_a_pass() -> None:

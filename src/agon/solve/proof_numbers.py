@@ -80,8 +80,14 @@ def _numbers_key(present_key: int, beta: int) -> int:
 
 
 @njit(cache=True)
+def _numbers_bucket(numbers: Array, key: int) -> int:
+    """The first row of ``key``'s bucket (bit 0 of a key is always set: it is left out)."""
+    return int(((key >> 1) & ((numbers.shape[0] >> 1) - 1)) << 1)
+
+
+@njit(cache=True)
 def _numbers_find(numbers: Array, key: int) -> int:
-    row = (key & ((numbers.shape[0] >> 1) - 1)) << 1
+    row = _numbers_bucket(numbers, key)
     if numbers[row, 0] == key:
         return int(row)
     if numbers[row + 1, 0] == key:
@@ -97,7 +103,7 @@ def _numbers_store(numbers: Array, key: int, phi: int, delta: int, work: int) ->
     if row >= 0:
         work = max(work, numbers[row, 2])
     else:
-        row = (key & ((numbers.shape[0] >> 1) - 1)) << 1
+        row = _numbers_bucket(numbers, key)
         if numbers[row + 1, 2] < numbers[row, 2]:
             row += 1
     numbers[row, 0] = key
