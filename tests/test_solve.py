@@ -346,23 +346,28 @@ def test_a_solve_out_of_time_reports_proven_bounds(game: Game, value: int, searc
     assert stopped.value.lower <= value and value - 2 <= stopped.value.upper
 
 
-def test_a_solve_whose_best_moves_run_out_of_time_reports_what_its_value_took(
+def test_a_solve_whose_best_moves_run_out_of_time_reports_its_value_and_moves_so_far(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     game = Alak(5, AlakRules.TROMP_TAYLOR)
     solver = Solver(game, 14)
 
-    def out_of_time(*_: object) -> None:
+    def out_of_time(*arguments: object) -> None:
+        keeps = arguments[-1]
+        assert isinstance(keeps, dict)
+        keeps.update({0: False, 2: True})  # points 1 and 3 checked, then the time ran out
         raise SolveInterrupted(-5, 5, 1, 0.1, timed_out=True)
 
     monkeypatch.setattr(solver, "_moves", out_of_time)
     with pytest.raises(SolveInterrupted) as stopped:
         solver.solve(game.new_state())
-    # the root's value (0, docs/results.md) is reported with its own cost
+    # the root's value (0, docs/results.md) is reported with its own cost and the moves so far
     assert stopped.value.lower == stopped.value.upper == 0
-    assert stopped.value.proven is not None and stopped.value.proven[0] > 0
+    proven = stopped.value.proven
+    assert proven is not None and proven.nodes > 0
+    assert (proven.best, proven.not_best) == (["3"], ["1"])
     assert "the value is 0 (proven in" in str(stopped.value)
-    assert "best moves were not all checked" in str(stopped.value)
+    assert "best moves were not all checked (best so far: 3; not best: 1)" in str(stopped.value)
 
 
 def test_the_default_search() -> None:

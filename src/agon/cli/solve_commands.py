@@ -184,8 +184,10 @@ def solve(
                 "nodes": stop.nodes, "seconds": round(stop.seconds, 3),
             }
             if stop.proven is not None:
-                stopped["value_nodes"] = stop.proven[0]
-                stopped["value_seconds"] = round(stop.proven[1], 3)
+                stopped["value_nodes"] = stop.proven.nodes
+                stopped["value_seconds"] = round(stop.proven.seconds, 3)
+                stopped["best_so_far"] = stop.proven.best
+                stopped["not_best"] = stop.proven.not_best
             typer.echo(json.dumps(stopped))
         raise typer.Exit(TIMED_OUT if stop.timed_out else INTERRUPTED) from None
     if as_json:

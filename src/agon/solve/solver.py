@@ -118,27 +118,44 @@ class _Test:
     """Nodes for the proof-number search's next turn."""
 
 
+@dataclass(frozen=True)
+class ProvenValue:
+    """A position's value proven before its moves were all checked: what proving it took,
+    and the moves found to keep it (``best``) or not (``not_best``) so far, as text."""
+
+    nodes: int
+    seconds: float
+    best: list[str]
+    not_best: list[str]
+
+    def __str__(self) -> str:
+        found = f"best so far: {', '.join(self.best) or 'none'}"
+        if self.not_best:
+            found += f"; not best: {', '.join(self.not_best)}"
+        return (
+            f"proven in {self.nodes:,} nodes and {self.seconds:.1f} s; its best moves were not "
+            f"all checked ({found})"
+        )
+
+
 class SolveInterrupted(Exception):
     """A solve stopped by Ctrl-C or its time limit, with the bounds proven so far.
 
     The bounds are Black's margin (as :attr:`Solution.value` reports it) at the position whose
     value was being searched when it stopped: the root, or one of its moves for openings.
-    Where the root's value was proven and only its moves were being checked, ``proven`` gives
-    what the value itself took (nodes, seconds), so a table can still report that cost.
+    Where the root's value was proven and only its moves were being checked, ``proven`` says
+    what the value took and which moves were checked, so a table can still report them.
     """
 
     def __init__(
         self, lower: float, upper: float, nodes: int, seconds: float, timed_out: bool,
-        proven: tuple[int, float] | None = None,
+        proven: ProvenValue | None = None,
     ) -> None:
         reason = "out of time" if timed_out else "interrupted"
         if proven is None:
             found = f"the value lies between {_bound_text(lower)} and {_bound_text(upper)}"
         else:
-            found = (
-                f"the value is {_bound_text(lower)} (proven in {proven[0]:,} nodes and "
-                f"{proven[1]:.1f} s); its best moves were not all checked"
-            )
+            found = f"the value is {_bound_text(lower)} ({proven})"
         super().__init__(f"{reason}: {found}")
         self.lower, self.upper, self.nodes, self.seconds = lower, upper, nodes, seconds
         self.timed_out, self.proven = timed_out, proven
@@ -592,12 +609,19 @@ class Solver:
         black_view = -1 if state.to_move is Player.WHITE else 1
         self._target = ""
         value = self.value(array, black_view)
-        proven = (self.nodes - nodes_before, time.monotonic() - self._clock.started)
+        value_nodes = self.nodes - nodes_before
+        value_seconds = time.monotonic() - self._clock.started
+        keeps: dict[Move, bool] = {}
         try:
-            best, move_values = self._moves(array, black_view, value, openings)
+            best, move_values = self._moves(array, black_view, value, openings, keeps)
         except SolveInterrupted as stop:
             # the position's own value is proven: report it, not the move being searched
             known = self._report_value(black_view * value)
+            checked = [
+                [self.game.format_move(move) for move, kept in keeps.items() if kept is verdict]
+                for verdict in (True, False)
+            ]
+            proven = ProvenValue(value_nodes, value_seconds, *checked)
             raise SolveInterrupted(
                 known, known, stop.nodes, stop.seconds, stop.timed_out, proven
             ) from None
@@ -611,13 +635,14 @@ class Solver:
         )
 
     def _moves(
-        self, array: Array, black_view: int, value: int, openings: bool
+        self, array: Array, black_view: int, value: int, openings: bool,
+        keeps: dict[Move, bool],
     ) -> tuple[list[Move], dict[Move, float] | None]:
         """The best moves of a position whose value (units, mover's view) is known, and with
-        ``openings`` every move's value (Black's margin)."""
+        ``openings`` every move's value (Black's margin). ``keeps`` gets, move by move as they
+        are settled, whether each keeps the value."""
         moves = self.legal_moves(array)
         move_values: dict[Move, float] | None = None
-        best: list[Move] = []
         if openings:
             move_values = {}
             for move in moves:
@@ -626,17 +651,15 @@ class Solver:
                 units = -self.value(array, -black_view, -value)
                 self.twin.undo(self.twin.params, array)
                 move_values[move] = self._report_value(black_view * units)
-                if units == value:
-                    best.append(move)
+                keeps[move] = units == value
         else:
             for move in moves:
                 self._target = f" after {self.game.format_move(move)} (is it best?)"
                 self.twin.play(self.twin.params, array, move)
                 # the move keeps the value iff the opponent's value is at most -value
-                if self.probe(array, -black_view, -value, -value + 1) <= -value:
-                    best.append(move)
+                keeps[move] = self.probe(array, -black_view, -value, -value + 1) <= -value
                 self.twin.undo(self.twin.params, array)
-        return best, move_values
+        return [move for move in moves if keeps[move]], move_values
 
 
 def principal_variation(solver: Solver, state: State, max_plies: int = 200) -> list[Move]:

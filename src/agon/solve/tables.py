@@ -141,8 +141,10 @@ def _solution_record(job: Job, solver: Solver, max_seconds: float) -> dict[str, 
             "upper": stop.upper, "nodes": stop.nodes,
         }
         if stop.proven is not None:
-            timeout["value_nodes"] = stop.proven[0]
-            timeout["value_seconds"] = round(stop.proven[1], 2)
+            timeout["value_nodes"] = stop.proven.nodes
+            timeout["value_seconds"] = round(stop.proven.seconds, 2)
+            timeout["best_so_far"] = stop.proven.best
+            timeout["not_best"] = stop.proven.not_best
         return timeout
     game = job.game
     record: dict[str, Any] = {
@@ -452,12 +454,16 @@ def _unsolved(record: dict[str, Any] | None) -> str:
     low, high = _points(record["lower"]), _points(record["upper"])
     if record["lower"] == record["upper"]:
         seconds = record["max_seconds"]
-        cost = ""
+        cost, checked = "", ""
         if "value_seconds" in record:
             cost = f" (proven in {record['value_seconds']:,} s, {record['value_nodes']:,} nodes)"
+            checked = f" (best: {', '.join(record['best_so_far']) or 'none found'}"
+            if record["not_best"]:
+                checked += f"; not best: {', '.join(record['not_best'])}"
+            checked += ")"
         return (
             f"value {_signed(record['lower'])}{cost}; its moves not all solved in {seconds:g} s"
-            + _table(record)
+            f"{_table(record)}{checked}"
         )
     bounds = f"value in [{low}, {high}]"
     if -record["lower"] == record["upper"] == float("inf"):
