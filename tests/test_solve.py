@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 from functools import cache
+from typing import Any
 
 import numpy as np
 import pytest
@@ -352,10 +353,12 @@ def test_a_solve_whose_best_moves_run_out_of_time_reports_its_value_and_moves_so
     game = Alak(5, AlakRules.TROMP_TAYLOR)
     solver = Solver(game, 14)
 
-    def out_of_time(*arguments: object) -> None:
-        keeps = arguments[-1]
-        assert isinstance(keeps, dict)
+    def out_of_time(
+        array: object, black_view: int, value: int, keeps: dict[Move, bool],
+        move_values: dict[Move, float] | None,
+    ) -> None:
         keeps.update({0: False, 2: True})  # points 1 and 3 checked, then the time ran out
+        assert move_values is None  # not asked for
         raise SolveInterrupted(-5, 5, 1, 0.1, timed_out=True)
 
     monkeypatch.setattr(solver, "_moves", out_of_time)
@@ -365,9 +368,33 @@ def test_a_solve_whose_best_moves_run_out_of_time_reports_its_value_and_moves_so
     assert stopped.value.lower == stopped.value.upper == 0
     proven = stopped.value.proven
     assert proven is not None and proven.nodes > 0
-    assert (proven.best, proven.not_best) == (["3"], ["1"])
+    assert (proven.best, proven.not_best, proven.values) == (["3"], ["1"], {})
     assert "the value is 0 (proven in" in str(stopped.value)
     assert "best moves were not all checked (best so far: 3; not best: 1)" in str(stopped.value)
+
+
+def test_openings_out_of_time_report_the_values_found_so_far(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    game = Alak(6, AlakRules.TRADITIONAL)
+    solver = Solver(game, 14)
+    value = solver.value
+    calls: list[object] = []
+
+    def runs_out_after_three_moves(*arguments: Any) -> int:
+        calls.append(arguments)
+        if len(calls) > 4:  # the position, then three of its moves
+            raise SolveInterrupted(-7, 7, 1, 0.1, timed_out=True)
+        return value(*arguments)
+
+    monkeypatch.setattr(solver, "value", runs_out_after_three_moves)
+    with pytest.raises(SolveInterrupted) as stopped:
+        solver.solve(game.new_state(), openings=True)
+    proven = stopped.value.proven
+    assert proven is not None
+    # the first three moves' exact values (docs/results.md: 1:-7 2:0 3:0)
+    assert proven.values == {"1": -7, "2": 0, "3": 0}
+    assert (proven.best, proven.not_best) == (["2", "3"], ["1"])
 
 
 def test_the_default_search() -> None:

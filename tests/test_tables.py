@@ -64,6 +64,14 @@ def test_the_markdown_shows_values_openings_bounds_and_claims() -> None:
                                   "upper": 10.0, "nodes": 9}}
     )
     assert "value 0; the openings not all solved" in text
+    # openings out of time: the values found so far, the best worth the value, the rest "?"
+    assert "| 6 | 0 | **1:0** 2:-2 3:? 4:? 5:? **6:0** (?: not solved in 60 s) | 9 | 0.10 |" in (
+        render({"alak-baljeu-6": {
+            "status": "solved", "value": 0.0, "best_moves": ["1", "6"],
+            "openings_max_seconds": 60, "moves_so_far": {"1": 0.0, "2": -2.0}, "nodes": 9,
+            "seconds": 0.1,
+        }})
+    )
     # a value proven before its best moves ran out of time is shown with its own cost
     assert "| 8 | value +3; its moves not all solved in 30 s |" in text
     assert (

@@ -127,6 +127,8 @@ class ProvenValue:
     seconds: float
     best: list[str]
     not_best: list[str]
+    values: dict[str, float] = field(default_factory=dict)
+    """The moves' values found so far (Black's margin), where every move's was asked for."""
 
     def __str__(self) -> str:
         found = f"best so far: {', '.join(self.best) or 'none'}"
@@ -612,16 +614,19 @@ class Solver:
         value_nodes = self.nodes - nodes_before
         value_seconds = time.monotonic() - self._clock.started
         keeps: dict[Move, bool] = {}
+        move_values: dict[Move, float] | None = {} if openings else None
         try:
-            best, move_values = self._moves(array, black_view, value, openings, keeps)
+            best = self._moves(array, black_view, value, keeps, move_values)
         except SolveInterrupted as stop:
             # the position's own value is proven: report it, not the move being searched
             known = self._report_value(black_view * value)
-            checked = [
-                [self.game.format_move(move) for move, kept in keeps.items() if kept is verdict]
-                for verdict in (True, False)
-            ]
-            proven = ProvenValue(value_nodes, value_seconds, *checked)
+            name = self.game.format_move
+            proven = ProvenValue(
+                value_nodes, value_seconds,
+                best=[name(move) for move, kept in keeps.items() if kept],
+                not_best=[name(move) for move, kept in keeps.items() if not kept],
+                values={name(move): found for move, found in (move_values or {}).items()},
+            )
             raise SolveInterrupted(
                 known, known, stop.nodes, stop.seconds, stop.timed_out, proven
             ) from None
@@ -635,16 +640,14 @@ class Solver:
         )
 
     def _moves(
-        self, array: Array, black_view: int, value: int, openings: bool,
-        keeps: dict[Move, bool],
-    ) -> tuple[list[Move], dict[Move, float] | None]:
-        """The best moves of a position whose value (units, mover's view) is known, and with
-        ``openings`` every move's value (Black's margin). ``keeps`` gets, move by move as they
-        are settled, whether each keeps the value."""
+        self, array: Array, black_view: int, value: int, keeps: dict[Move, bool],
+        move_values: dict[Move, float] | None,
+    ) -> list[Move]:
+        """The best moves of a position whose value (units, mover's view) is known. Move by
+        move as they are settled, ``keeps`` gets whether each keeps the value, and
+        ``move_values`` (where given) each one's value (Black's margin)."""
         moves = self.legal_moves(array)
-        move_values: dict[Move, float] | None = None
-        if openings:
-            move_values = {}
+        if move_values is not None:
             for move in moves:
                 self._target = f" after {self.game.format_move(move)}"
                 self.twin.play(self.twin.params, array, move)
@@ -659,7 +662,7 @@ class Solver:
                 # the move keeps the value iff the opponent's value is at most -value
                 keeps[move] = self.probe(array, -black_view, -value, -value + 1) <= -value
                 self.twin.undo(self.twin.params, array)
-        return [move for move in moves if keeps[move]], move_values
+        return [move for move in moves if keeps[move]]
 
 
 def principal_variation(solver: Solver, state: State, max_plies: int = 200) -> list[Move]:

@@ -162,6 +162,8 @@ def _solution_record(job: Job, solver: Solver, max_seconds: float) -> dict[str, 
             if not stop.timed_out:
                 raise KeyboardInterrupt from None
             record["openings_max_seconds"] = round(solver.max_seconds)
+            if stop.proven is not None:
+                record["moves_so_far"] = stop.proven.values
         else:
             assert openings.move_values is not None
             record["moves"] = {game.format_move(m): v for m, v in openings.move_values.items()}
@@ -508,7 +510,8 @@ def _alak_section(results: dict[str, Any]) -> list[str]:
         "",
         "Values are Black's margin with perfect play (komi 0), from the empty board. "
         "*Openings* give Black's margin after each first move (points 1…N, `pass`); the best "
-        "are in bold. Where the weaker openings took too long, only the best are given. Nodes "
+        "are in bold. Where the weaker openings took too long, only the best are given, or the "
+        "openings valued in time with `?` for the others. Nodes "
         "and seconds count the value, the best moves and the openings given.",
         "",
     ]
@@ -518,7 +521,7 @@ def _alak_section(results: dict[str, Any]) -> list[str]:
         "traditional": "traditional rules",
         "tromp-taylor": "tromp-taylor rules (linear Go, positional superko)",
     }
-    for name, rules, _ in ALAK_RULE_SETS:
+    for name, rules, edge in ALAK_RULE_SETS:
         lines += [f"### {titles[name]}", "", "| N | value | openings | nodes | seconds |"]
         lines.append("|---|---|---|---|---|")
         sizes = [*ALAK_SIZES, *(TROMP_TAYLOR_STRETCH if rules is AlakRules.TROMP_TAYLOR else ())]
@@ -533,6 +536,15 @@ def _alak_section(results: dict[str, Any]) -> list[str]:
                     f"**{m}:{_signed(v)}**" if m in best else f"{m}:{_signed(v)}"
                     for m, v in sorted(record["moves"].items(), key=_point_order)
                 )
+            elif "moves_so_far" in record:
+                # the best moves are worth the value; the others not solved in time are "?"
+                known = {**record["moves_so_far"], **dict.fromkeys(best, record["value"])}
+                game = Alak(size, rules, edge)
+                openings = " ".join(
+                    f"**{m}:{_signed(known[m])}**" if m in best
+                    else f"{m}:{_signed(known[m])}" if m in known else f"{m}:?"
+                    for m in map(game.format_move, game.new_state().legal_moves())
+                ) + f" (?: not solved in {record['openings_max_seconds']:g} s)"
             else:
                 seconds = record["openings_max_seconds"]
                 openings = (
