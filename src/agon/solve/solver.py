@@ -656,13 +656,42 @@ class Solver:
                 move_values[move] = self._report_value(black_view * units)
                 keeps[move] = units == value
         else:
+            self._check_moves(array, black_view, value, moves, keeps)
+        return [move for move in moves if keeps[move]]
+
+    def _check_moves(
+        self, array: Array, black_view: int, value: int, moves: list[Move],
+        keeps: dict[Move, bool],
+    ) -> None:
+        """Whether each move keeps the value (units, mover's view), into ``keeps``: it does
+        iff the opponent's value after it is at most -value. Where the tests take turns, the
+        moves' tests take turns with one another, so that the cheap ones are settled first and
+        no hard one holds them up."""
+        play, undo, params = self.twin.play, self.twin.undo, self.twin.params
+        if self.search is Search.ALPHA_BETA:
             for move in moves:
                 self._target = f" after {self.game.format_move(move)} (is it best?)"
-                self.twin.play(self.twin.params, array, move)
-                # the move keeps the value iff the opponent's value is at most -value
+                play(params, array, move)
                 keeps[move] = self.probe(array, -black_view, -value, -value + 1) <= -value
-                self.twin.undo(self.twin.params, array)
-        return [move for move in moves if keeps[move]]
+                undo(params, array)
+            return
+        buffers = self._buffers(array)
+        tests: dict[Move, _Test] = {}
+        for move in moves:
+            play(params, array, move)
+            tests[move] = self._new_test(array, -value + 1)
+            undo(params, array)
+        bound = int(self.control[K.C_MAX_VALUE])
+        while tests:
+            for move, test in list(tests.items()):
+                self._target = f" after {self.game.format_move(move)} (is it best?)"
+                self._bounds, self._sign = (-bound, bound), -black_view
+                play(params, array, move)
+                settled = self._turn(array, -black_view, test, buffers)
+                undo(params, array)
+                if settled is not None:
+                    keeps[move] = settled <= -value
+                    del tests[move]
 
 
 def principal_variation(solver: Solver, state: State, max_plies: int = 200) -> list[Move]:
