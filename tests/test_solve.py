@@ -4,6 +4,7 @@ of history-dependent rules, the published exercises, and the solve command."""
 from __future__ import annotations
 
 import json
+from collections.abc import Generator
 from functools import cache
 from typing import Any
 
@@ -373,28 +374,44 @@ def test_a_solve_whose_best_moves_run_out_of_time_reports_its_value_and_moves_so
     assert "best moves were not all checked (best so far: 3; not best: 1)" in str(stopped.value)
 
 
-def test_openings_out_of_time_report_the_values_found_so_far(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
+def _rounds_until(solver: Solver, limit: int | None, counted: list[int]) -> None:
+    """Make ``solver``'s MTD(f) rounds count into ``counted[0]``, and the round after
+    ``limit`` run out of time."""
+    real = solver._value_rounds
+
+    def rounds(array: Any, sign: int, guess: int) -> Generator[None, None, int]:
+        inner = real(array, sign, guess)
+        while True:
+            counted[0] += 1
+            if limit is not None and counted[0] > limit:
+                raise SolveInterrupted(-7, 7, 1, 0.1, timed_out=True)
+            try:
+                next(inner)
+            except StopIteration as solved:
+                return int(solved.value)
+            yield
+
+    solver._value_rounds = rounds  # type: ignore[method-assign]
+
+
+def test_openings_out_of_time_report_the_values_found_so_far() -> None:
     game = Alak(6, AlakRules.TRADITIONAL)
+    counted = [0]
+    whole = Solver(game, 14)
+    _rounds_until(whole, None, counted)
+    whole.solve(game.new_state(), openings=True)
+    # again, out of time one round before the end
     solver = Solver(game, 14)
-    value = solver.value
-    calls: list[object] = []
-
-    def runs_out_after_three_moves(*arguments: Any) -> int:
-        calls.append(arguments)
-        if len(calls) > 4:  # the position, then three of its moves
-            raise SolveInterrupted(-7, 7, 1, 0.1, timed_out=True)
-        return value(*arguments)
-
-    monkeypatch.setattr(solver, "value", runs_out_after_three_moves)
+    _rounds_until(solver, counted[0] - 1, [0])
     with pytest.raises(SolveInterrupted) as stopped:
         solver.solve(game.new_state(), openings=True)
     proven = stopped.value.proven
-    assert proven is not None
-    # the first three moves' exact values (docs/results.md: 1:-7 2:0 3:0)
-    assert proven.values == {"1": -7, "2": 0, "3": 0}
-    assert (proven.best, proven.not_best) == (["2", "3"], ["1"])
+    assert proven is not None and proven.values
+    # every value found so far is exact (docs/results.md: 1:-7 2:0 3:0 4:0 5:0 6:-7 pass:0)
+    exact = {"1": -7, "2": 0, "3": 0, "4": 0, "5": 0, "6": -7, "pass": 0}
+    assert len(proven.values) < len(exact)
+    assert all(exact[move] == value for move, value in proven.values.items())
+    assert proven.best == [move for move in proven.values if exact[move] == 0]
 
 
 def test_the_default_search() -> None:

@@ -17,7 +17,7 @@ from __future__ import annotations
 import functools
 import sys
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Generator, Iterator
 from dataclasses import dataclass, field, replace
 from enum import StrEnum
 from typing import Any
@@ -362,6 +362,17 @@ class Solver:
         further. So a position too hard to solve still gets narrow bounds (Ctrl-C and time
         limits report them). With alpha-beta alone, "further" is the next depth limit; with
         proof numbers, each test gets turns (:meth:`_turn`)."""
+        rounds = self._value_rounds(array, sign, guess)
+        while True:
+            try:
+                next(rounds)
+            except StopIteration as solved:
+                return int(solved.value)
+
+    def _value_rounds(self, array: Array, sign: int, guess: int) -> Generator[None, None, int]:
+        """:meth:`value` a round at a time (a round: a turn on a test, or its tests at one
+        depth limit), so that several positions' values can take turns; ``array`` must hold
+        the position whenever a round runs. Returns the value."""
         buffers = self._buffers(array)
         if self.search is Search.ALPHA_BETA:
             depths = self._deepening(array)
@@ -399,6 +410,7 @@ class Solver:
             first = estimate + 1 if estimate <= lower else estimate
             first = min(max(first, lower + 1), upper)
             settled = settle(_tests_near(first, lower, upper))
+            yield
             if settled is None:
                 continue
             beta, result = settled
@@ -648,16 +660,41 @@ class Solver:
         ``move_values`` (where given) each one's value (Black's margin)."""
         moves = self.legal_moves(array)
         if move_values is not None:
-            for move in moves:
-                self._target = f" after {self.game.format_move(move)}"
-                self.twin.play(self.twin.params, array, move)
-                units = -self.value(array, -black_view, -value)
-                self.twin.undo(self.twin.params, array)
-                move_values[move] = self._report_value(black_view * units)
-                keeps[move] = units == value
+            self._value_moves(array, black_view, value, moves, keeps, move_values)
         else:
             self._check_moves(array, black_view, value, moves, keeps)
         return [move for move in moves if keeps[move]]
+
+    def _value_moves(
+        self, array: Array, black_view: int, value: int, moves: list[Move],
+        keeps: dict[Move, bool], move_values: dict[Move, float],
+    ) -> None:
+        """Every move's value (Black's margin) into ``move_values``, in the order of
+        ``moves``, and whether it keeps the value (units, mover's view) into ``keeps``. The
+        moves' MTD(f) searches take turns a round at a time, so the cheap ones are settled
+        first and no hard one holds them up."""
+        play, undo, params = self.twin.play, self.twin.undo, self.twin.params
+        rounds = {}
+        for move in moves:
+            play(params, array, move)
+            rounds[move] = self._value_rounds(array, -black_view, -value)
+            undo(params, array)
+        while rounds:
+            for move, searching in list(rounds.items()):
+                self._target = f" after {self.game.format_move(move)}"
+                play(params, array, move)
+                try:
+                    next(searching)
+                except StopIteration as solved:
+                    units = -int(solved.value)
+                    move_values[move] = self._report_value(black_view * units)
+                    keeps[move] = units == value
+                    del rounds[move]
+                finally:
+                    undo(params, array)
+        # in move order (they were found in the order they were settled)
+        for move in moves:
+            move_values[move] = move_values.pop(move)
 
     def _check_moves(
         self, array: Array, black_view: int, value: int, moves: list[Move],
