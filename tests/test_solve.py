@@ -379,8 +379,8 @@ def _rounds_until(solver: Solver, limit: int | None, counted: list[int]) -> None
     ``limit`` run out of time."""
     real = solver._value_rounds
 
-    def rounds(array: Any, sign: int, guess: int) -> Generator[None, None, int]:
-        inner = real(array, sign, guess)
+    def rounds(*arguments: Any) -> Generator[None, None, int]:
+        inner = real(*arguments)
         while True:
             counted[0] += 1
             if limit is not None and counted[0] > limit:

@@ -41,6 +41,8 @@ from agon.solve.symmetry import Symmetries, symmetries_for
 
 Progress = Callable[[str], None]
 """Where a long solve reports how it goes (a line at a time)."""
+Searching = Generator[None, None, int]
+"""A search run a round at a time (``next``), its result the generator's return value."""
 
 MAX_CHUNK_FACTOR = 10
 """A chunk of search runs at most this many times ``chunk_seconds``."""
@@ -362,18 +364,16 @@ class Solver:
         further. So a position too hard to solve still gets narrow bounds (Ctrl-C and time
         limits report them). With alpha-beta alone, "further" is the next depth limit; with
         proof numbers, each test gets turns (:meth:`_turn`)."""
-        rounds = self._value_rounds(array, sign, guess)
-        while True:
-            try:
-                next(rounds)
-            except StopIteration as solved:
-                return int(solved.value)
+        return _to_the_end(self._value_rounds(array, sign, guess))
 
-    def _value_rounds(self, array: Array, sign: int, guess: int) -> Generator[None, None, int]:
+    def _value_rounds(
+        self, array: Array, sign: int, guess: int, buffers: _Buffers | None = None
+    ) -> Searching:
         """:meth:`value` a round at a time (a round: a turn on a test, or its tests at one
-        depth limit), so that several positions' values can take turns; ``array`` must hold
-        the position whenever a round runs. Returns the value."""
-        buffers = self._buffers(array)
+        depth limit), so that several positions' searches can take turns (:meth:`_take_turns`:
+        ``array`` holds the position whenever a round runs, and they may share ``buffers``,
+        which no round reads after it ends). Returns the value."""
+        buffers = self._buffers(array) if buffers is None else buffers
         if self.search is Search.ALPHA_BETA:
             depths = self._deepening(array)
             depth = next(depths)
@@ -424,20 +424,30 @@ class Solver:
     def probe(self, array: Array, sign: int, alpha: int, beta: int) -> int:
         """Fail-soft value of ``array`` in the window (alpha, beta), in units, for the side to
         move (``sign`` as in :meth:`value`), searched until a bound is proven."""
-        buffers = self._buffers(array)
+        return _to_the_end(self._probe_rounds(array, sign, alpha, beta))
+
+    def _probe_rounds(
+        self, array: Array, sign: int, alpha: int, beta: int, buffers: _Buffers | None = None
+    ) -> Searching:
+        """:meth:`probe` a round at a time (a depth limit, or a turn), as
+        :meth:`_value_rounds` is :meth:`value`'s."""
+        buffers = self._buffers(array) if buffers is None else buffers
         bound = int(self.control[K.C_MAX_VALUE])
-        self._bounds, self._sign = (-bound, bound), sign  # (progress shows no stale bounds)
         if self.search is Search.ALPHA_BETA:
             for depth in self._deepening(array):
+                self._bounds, self._sign = (-bound, bound), sign  # (no stale bounds shown)
                 value = self._probe_at(array, sign, alpha, beta, depth, buffers)
                 if value != K.UNKNOWN:
                     return value
+                yield
             raise AssertionError("unreachable: the deepening ends with a full-depth search")
         test = self._new_test(array, beta)
         while True:
+            self._bounds, self._sign = (-bound, bound), sign
             settled = self._turn(array, sign, test, buffers)
             if settled is not None:
                 return settled
+            yield
 
     def _new_test(self, array: Array, beta: int) -> _Test:
         depths = self._deepening(array)
@@ -657,78 +667,52 @@ class Solver:
     ) -> list[Move]:
         """The best moves of a position whose value (units, mover's view) is known. Move by
         move as they are settled, ``keeps`` gets whether each keeps the value, and
-        ``move_values`` (where given) each one's value (Black's margin)."""
+        ``move_values`` (where given: every move's value is asked for) each one's value
+        (Black's margin). The moves' searches take turns a round at a time, so the cheap ones
+        are settled first and no hard one holds the others up."""
         moves = self.legal_moves(array)
-        if move_values is not None:
-            self._value_moves(array, black_view, value, moves, keeps, move_values)
-        else:
-            self._check_moves(array, black_view, value, moves, keeps)
+        buffers = self._buffers(array)  # (the moves' positions have fewer plies left)
+        if move_values is None:
+
+            def checked(move: Move, result: int) -> None:
+                # the move keeps the value iff the opponent's value is at most -value
+                keeps[move] = result <= -value
+
+            self._take_turns(array, " (is it best?)", checked, {
+                move: self._probe_rounds(array, -black_view, -value, -value + 1, buffers)
+                for move in moves
+            })
+            return [move for move in moves if keeps[move]]
+
+        def valued(move: Move, result: int) -> None:
+            move_values[move] = self._report_value(-black_view * result)
+            keeps[move] = -result == value
+
+        self._take_turns(array, "", valued, {
+            move: self._value_rounds(array, -black_view, -value, buffers) for move in moves
+        })
+        for move in moves:  # in move order, not the order they were settled in
+            move_values[move] = move_values.pop(move)
         return [move for move in moves if keeps[move]]
 
-    def _value_moves(
-        self, array: Array, black_view: int, value: int, moves: list[Move],
-        keeps: dict[Move, bool], move_values: dict[Move, float],
+    def _take_turns(
+        self, array: Array, asking: str, settled: Callable[[Move, int], None],
+        searches: dict[Move, Searching],
     ) -> None:
-        """Every move's value (Black's margin) into ``move_values``, in the order of
-        ``moves``, and whether it keeps the value (units, mover's view) into ``keeps``. The
-        moves' MTD(f) searches take turns a round at a time, so the cheap ones are settled
-        first and no hard one holds them up."""
+        """Run the searches of the positions after ``searches``' moves a round each in turn,
+        handing each result (the opponent's view) to ``settled`` as it comes."""
         play, undo, params = self.twin.play, self.twin.undo, self.twin.params
-        rounds = {}
-        for move in moves:
-            play(params, array, move)
-            rounds[move] = self._value_rounds(array, -black_view, -value)
-            undo(params, array)
-        while rounds:
-            for move, searching in list(rounds.items()):
-                self._target = f" after {self.game.format_move(move)}"
+        while searches:
+            for move, searching in list(searches.items()):
+                self._target = f" after {self.game.format_move(move)}{asking}"
                 play(params, array, move)
                 try:
                     next(searching)
-                except StopIteration as solved:
-                    units = -int(solved.value)
-                    move_values[move] = self._report_value(black_view * units)
-                    keeps[move] = units == value
-                    del rounds[move]
+                except StopIteration as done:
+                    del searches[move]
+                    settled(move, int(done.value))
                 finally:
                     undo(params, array)
-        # in move order (they were found in the order they were settled)
-        for move in moves:
-            move_values[move] = move_values.pop(move)
-
-    def _check_moves(
-        self, array: Array, black_view: int, value: int, moves: list[Move],
-        keeps: dict[Move, bool],
-    ) -> None:
-        """Whether each move keeps the value (units, mover's view), into ``keeps``: it does
-        iff the opponent's value after it is at most -value. Where the tests take turns, the
-        moves' tests take turns with one another, so that the cheap ones are settled first and
-        no hard one holds them up."""
-        play, undo, params = self.twin.play, self.twin.undo, self.twin.params
-        if self.search is Search.ALPHA_BETA:
-            for move in moves:
-                self._target = f" after {self.game.format_move(move)} (is it best?)"
-                play(params, array, move)
-                keeps[move] = self.probe(array, -black_view, -value, -value + 1) <= -value
-                undo(params, array)
-            return
-        buffers = self._buffers(array)
-        tests: dict[Move, _Test] = {}
-        for move in moves:
-            play(params, array, move)
-            tests[move] = self._new_test(array, -value + 1)
-            undo(params, array)
-        bound = int(self.control[K.C_MAX_VALUE])
-        while tests:
-            for move, test in list(tests.items()):
-                self._target = f" after {self.game.format_move(move)} (is it best?)"
-                self._bounds, self._sign = (-bound, bound), -black_view
-                play(params, array, move)
-                settled = self._turn(array, -black_view, test, buffers)
-                undo(params, array)
-                if settled is not None:
-                    keeps[move] = settled <= -value
-                    del tests[move]
 
 
 def principal_variation(solver: Solver, state: State, max_plies: int = 200) -> list[Move]:
@@ -780,6 +764,15 @@ def _tests_near(first: int, lower: int, upper: int) -> list[int]:
     for distance in range(1, NEIGHBOUR_TESTS + 1):
         tests += [t for t in (first - distance, first + distance) if lower < t <= upper]
     return tests
+
+
+def _to_the_end(searching: Searching) -> int:
+    """Run a search's rounds one after another: its result."""
+    while True:
+        try:
+            next(searching)
+        except StopIteration as done:
+            return int(done.value)
 
 
 def stderr_progress(message: str) -> None:
