@@ -76,7 +76,7 @@ def test_the_markdown_shows_values_openings_bounds_and_claims() -> None:
     assert "| 8 | value +3; its moves not all solved in 30 s |" in text
     assert (
         "value +3 (proven in 12.5 s, 4,000 nodes); its moves not all solved in 30 s "
-        "(best: 2, 7; not best: 1)"
+        "(best so far: 2, 7; not best: 1)"
     ) in render({"alak-tromp-taylor-8": {
         **RESULTS["alak-tromp-taylor-8"], "value_seconds": 12.5, "value_nodes": 4000,
         "best_so_far": ["2", "7"], "not_best": ["1"],

@@ -642,12 +642,14 @@ class Solver:
         except SolveInterrupted as stop:
             # the position's own value is proven: report it, not the move being searched
             known = self._report_value(black_view * value)
-            name = self.game.format_move
+            # in move order (the array is back at the position), not the order they settled in
+            moves, name = self.legal_moves(array), self.game.format_move
             proven = ProvenValue(
                 value_nodes, value_seconds,
-                best=[name(move) for move, kept in keeps.items() if kept],
-                not_best=[name(move) for move, kept in keeps.items() if not kept],
-                values={name(move): found for move, found in (move_values or {}).items()},
+                best=[name(move) for move in moves if keeps.get(move) is True],
+                not_best=[name(move) for move in moves if keeps.get(move) is False],
+                values={name(move): move_values[move] for move in moves
+                        if move_values is not None and move in move_values},
             )
             raise SolveInterrupted(
                 known, known, stop.nodes, stop.seconds, stop.timed_out, proven

@@ -460,7 +460,7 @@ def _unsolved(record: dict[str, Any] | None) -> str:
         if "value_seconds" in record:
             cost = f" (proven in {record['value_seconds']:,} s, {record['value_nodes']:,} nodes)"
         if "best_so_far" in record:
-            checked = f" (best: {', '.join(record['best_so_far']) or 'none found'}"
+            checked = f" (best so far: {', '.join(record['best_so_far']) or 'none'}"
             if record["not_best"]:
                 checked += f"; not best: {', '.join(record['not_best'])}"
             checked += ")"
