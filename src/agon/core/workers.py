@@ -7,6 +7,11 @@ import multiprocessing.pool
 import signal
 from collections.abc import Callable
 from functools import partial
+from queue import SimpleQueue
+from typing import Any, Generic, TypeVar
+
+Tag = TypeVar("Tag")
+Result = TypeVar("Result")
 
 
 def worker_pool(
@@ -24,3 +29,26 @@ def _start_worker(prepare: Callable[[], None] | None) -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     if prepare is not None:
         prepare()
+
+
+class WorkerResults(Generic[Tag, Result]):
+    """Tasks sent to a worker pool, each named by a tag, whose results are taken as they
+    finish (:meth:`next`); an exception a task raised is raised there."""
+
+    def __init__(self, pool: multiprocessing.pool.Pool) -> None:
+        self._pool = pool
+        self._finished: SimpleQueue[tuple[Tag, Result | BaseException]] = SimpleQueue()
+
+    def submit(self, tag: Tag, task: Callable[..., Result], *arguments: Any) -> None:
+        done = partial(self._finish, tag)
+        self._pool.apply_async(task, arguments, callback=done, error_callback=done)
+
+    def next(self) -> tuple[Tag, Result]:
+        """The next task to finish: its tag and its result (waits for one)."""
+        tag, outcome = self._finished.get()
+        if isinstance(outcome, BaseException):
+            raise outcome
+        return tag, outcome
+
+    def _finish(self, tag: Tag, outcome: Result | BaseException) -> None:
+        self._finished.put((tag, outcome))

@@ -11,12 +11,11 @@ bounds the position's value, as its own bounds do.
 from __future__ import annotations
 
 import time
-from queue import SimpleQueue
 from typing import NamedTuple
 
 from agon.core.game import Game, Move, State
 from agon.core.player import Player
-from agon.core.workers import worker_pool
+from agon.core.workers import WorkerResults, worker_pool
 from agon.games.alternator import Alternator
 from agon.solve.solver import (
     Progress,
@@ -59,22 +58,19 @@ def solve_moves_in_workers(
     classes = {kind[0]: kind for kind in Solver(game, 10).symmetric_moves(state)}
     started = time.monotonic()
     deadline = None if max_seconds is None else started + max_seconds
-    finished: SimpleQueue[MoveResult | BaseException] = SimpleQueue()
     results: list[MoveResult] = []
     try:
         with worker_pool(min(workers, len(classes)), warm_up_kernels) as pool:
+            solving: WorkerResults[Move, MoveResult] = WorkerResults(pool)
             for move in classes:
                 label = None if progress is None else labelled_progress(
                     progress, f"after {game.format_move(move)}"
                 )
-                pool.apply_async(
-                    _solve_move, (game, state, move, table_bits, search, deadline, label),
-                    callback=finished.put, error_callback=finished.put,
+                solving.submit(
+                    move, _solve_move, game, state, move, table_bits, search, deadline, label
                 )
             while len(results) < len(moves):
-                outcome = finished.get()
-                if isinstance(outcome, BaseException):
-                    raise outcome
+                _, outcome = solving.next()
                 results.append(outcome)
                 results += [  # its symmetric moves, which cost nothing more
                     outcome._replace(move=move, nodes=0, seconds=0.0)

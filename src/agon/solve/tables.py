@@ -13,15 +13,13 @@ import platform
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from functools import partial
 from pathlib import Path
-from queue import SimpleQueue
 from typing import Any, NamedTuple
 
 from agon.core.errors import AgonError
 from agon.core.files import replace_file
 from agon.core.game import Game, State, format_points
-from agon.core.workers import worker_pool
+from agon.core.workers import WorkerResults, worker_pool
 from agon.games.alak import Alak
 from agon.games.alak.rules import AlakRules
 from agon.games.alternator import Alternator
@@ -361,33 +359,19 @@ def _solve_in_workers(
     time (``running``: the families being solved), handing each result to ``finish`` as it
     comes; Ctrl-C stops the workers (the jobs being solved are lost, the finished ones were
     saved)."""
-    finished: SimpleQueue[tuple[Job, dict[str, Any] | BaseException]] = SimpleQueue()
     with worker_pool(workers, warm_up_kernels) as pool:
+        solving: WorkerResults[Job, dict[str, Any]] = WorkerResults(pool)
 
         def start_jobs() -> None:
             while len(running) < workers and (task := next_job()) is not None:
                 job, budget = task
                 label = None if progress is None else labelled_progress(progress, job.key)
-                pool.apply_async(
-                    _solve, (job, budget, label, table_bits),
-                    callback=partial(_put, finished, job),
-                    error_callback=partial(_put, finished, job),
-                )
+                solving.submit(job, _solve, job, budget, label, table_bits)
 
         start_jobs()
         while running:
-            job, outcome = finished.get()
-            if isinstance(outcome, BaseException):
-                raise outcome
-            finish(job, outcome)
+            finish(*solving.next())
             start_jobs()
-
-
-def _put(
-    finished: SimpleQueue[tuple[Job, dict[str, Any] | BaseException]], job: Job,
-    outcome: dict[str, Any] | BaseException,
-) -> None:
-    finished.put((job, outcome))
 
 
 # --- the Markdown ---------------------------------------------------------------------------
