@@ -11,6 +11,7 @@ bounds the position's value, as its own bounds do.
 from __future__ import annotations
 
 import time
+from collections.abc import Callable, Iterable
 from typing import NamedTuple
 
 from agon.core.game import Game, Move, State
@@ -81,8 +82,7 @@ def solve_moves_in_workers(
     if any(result.lower != result.upper for result in results):
         raise _stopped(state, moves, results, started, timed_out=True)
     values = {result.move: result.lower for result in results}
-    pick = max if state.to_move is Player.BLACK else min
-    value = pick(values.values())
+    value = _movers_choice(state)(values.values())
     return Solution(
         value=value,
         best_moves=[move for move in moves if values[move] == value],
@@ -121,9 +121,13 @@ def _stopped(
     uppers = {move: float("inf") for move in moves}
     for result in results:
         lowers[result.move], uppers[result.move] = result.lower, result.upper
-    if state.to_move is Player.BLACK:  # the most Black reaches after some move
-        lower, upper = max(lowers.values()), max(uppers.values())
-    else:  # the least White holds Black to
-        lower, upper = min(lowers.values()), min(uppers.values())
+    choice = _movers_choice(state)
+    lower, upper = choice(lowers.values()), choice(uppers.values())
     nodes = sum(result.nodes for result in results)
     return SolveInterrupted(lower, upper, nodes, time.monotonic() - started, timed_out)
+
+
+def _movers_choice(state: State) -> Callable[[Iterable[float]], float]:
+    """How a position's value (Black's margin) follows from its moves': the most Black
+    reaches after some move, or the least White holds Black to."""
+    return max if state.to_move is Player.BLACK else min

@@ -421,17 +421,12 @@ class Solver:
             estimate = result
         return lower
 
-    def probe(self, array: Array, sign: int, alpha: int, beta: int) -> int:
-        """Fail-soft value of ``array`` in the window (alpha, beta), in units, for the side to
-        move (``sign`` as in :meth:`value`), searched until a bound is proven."""
-        return _to_the_end(self._probe_rounds(array, sign, alpha, beta))
-
     def _probe_rounds(
-        self, array: Array, sign: int, alpha: int, beta: int, buffers: _Buffers | None = None
+        self, array: Array, sign: int, alpha: int, beta: int, buffers: _Buffers
     ) -> Searching:
-        """:meth:`probe` a round at a time (a depth limit, or a turn), as
-        :meth:`_value_rounds` is :meth:`value`'s."""
-        buffers = self._buffers(array) if buffers is None else buffers
+        """Fail-soft value of ``array`` in the window (alpha, beta), in units, for the side to
+        move (``sign`` as in :meth:`value`), searched until a bound is proven: a round (a depth
+        limit, or a turn) at a time, as :meth:`_value_rounds` runs :meth:`value`."""
         bound = int(self.control[K.C_MAX_VALUE])
         if self.search is Search.ALPHA_BETA:
             for depth in self._deepening(array):
