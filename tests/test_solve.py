@@ -10,7 +10,7 @@ from typing import Any
 
 import numpy as np
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 from tests.strategies import played_states
 from typer.testing import CliRunner
@@ -33,6 +33,7 @@ from agon.solve.solver import (
     _tests_near,
     counts_setbacks,
     default_search,
+    perfect_play,
     refines_proof_numbers,
 )
 from agon.solve.symmetry import symmetries_for
@@ -205,6 +206,35 @@ def test_proof_numbers_are_refined_where_the_rules_have_a_pass() -> None:
 @given(state=played_states(Alternator(2, 3, 0.5), max_plies=6))
 def test_random_alternator_positions_match_minimax(state: State, search: Search) -> None:
     assert_matches_reference(state, shared_solver(state.game, search))
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(state=st.one_of(
+    played_states(Alak(4, AlakRules.TROMP_TAYLOR), max_plies=12),
+    played_states(Alak(3, AlakRules.TRADITIONAL), max_plies=10),
+    played_states(Alak(5, AlakRules.BALJEU), max_plies=8),
+    played_states(Alternator(2, 3, 0.5), max_plies=6),
+))
+def test_one_best_move_keeps_the_value(state: State) -> None:
+    assume(not state.is_over)
+    value, move_values = reference(state)
+    move = shared_solver(state.game, default_search(state.game)).one_best_move(state)
+    assert move_values[move] == value, state.position()
+
+
+@pytest.mark.parametrize("game", [
+    Alternator(3, 3, 0.5), Alak(7, AlakRules.TROMP_TAYLOR), Alak(6, AlakRules.TRADITIONAL),
+    Alak(6, AlakRules.BALJEU), Alak(6, AlakRules.BALJEU, edge_capture=False),
+])
+def test_a_line_of_perfect_play_ends_the_game_with_the_value(game: Game) -> None:
+    solver = Solver(game, 14, max_seconds=600)
+    state = game.new_state()
+    value = solver.solve(state).value
+    line = list(perfect_play(solver, state))
+    state.play_all(line)
+    komi = game.komi if isinstance(game, Alternator) else 0.0
+    assert state.is_over and state.margin == value - komi, line
+    assert solver.max_seconds == 600  # (the line's budget, shared by its steps, is given back)
 
 
 @cache
@@ -488,6 +518,36 @@ def test_solve_json_keys() -> None:
     data = json.loads(result.stdout)
     assert set(data) == {"value", "best_moves", "nodes", "seconds"}
     assert data["value"] == 5
+
+
+def test_solve_gives_a_line_of_perfect_play() -> None:
+    options = ["solve", "alak", "--size", "7", "--rules", "tromp-taylor", "-q", "--line"]
+    result = runner.invoke(app, [*options, "--json"])
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.stdout)
+    assert data["line"]["moves"][0] in data["best_moves"]
+    assert (data["line"]["end"], data["line"]["margin"]) == ("both players passed", data["value"])
+    text = runner.invoke(app, options).stdout
+    assert f"a line of perfect play: {' '.join(data['line']['moves'])}; both players passed" in text
+    with_jobs = runner.invoke(app, [*options, "--json", "--jobs", "2"])
+    assert json.loads(with_jobs.stdout)["line"]["margin"] == data["value"]
+
+
+def test_a_line_cut_short_keeps_the_solution_and_the_moves_so_far(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    def out_of_time(solver: Solver, state: State, max_plies: int) -> Generator[Move]:
+        yield state.legal_moves()[1]
+        raise SolveInterrupted(-1, 1, 10, 0.5, timed_out=True)
+
+    monkeypatch.setattr("agon.cli.solve_commands.perfect_play", out_of_time)
+    options = ["solve", "alak", "--size", "4", "-q", "--line"]
+    result = runner.invoke(app, [*options, "--json"])
+    assert result.exit_code == 124
+    data = json.loads(result.stdout)
+    assert data["value"] == -2 and data["line"] == {"moves": ["2"], "stopped": "out of time"}
+    result = runner.invoke(app, options)
+    assert "a line of perfect play (out of time after 1 moves): 2" in result.stdout
 
 
 def test_solve_text_after_moves() -> None:

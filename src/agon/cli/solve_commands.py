@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 import math
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -22,14 +22,23 @@ from agon.cli.common import (
     play_moves,
 )
 from agon.core.errors import AgonError
-from agon.core.game import Game, State, format_points, result_text
+from agon.core.game import Game, Move, State, format_points, result_text
 from agon.solve.parallel import solve_moves_in_workers
 from agon.solve.quality import QualityReport, measure_quality
-from agon.solve.solver import Search, Solution, SolveInterrupted, Solver, stderr_progress
+from agon.solve.solver import (
+    Search,
+    Solution,
+    SolveInterrupted,
+    Solver,
+    perfect_play,
+    stderr_progress,
+)
 from agon.solve.tables import DEFAULT_OUT, generate_tables
 
 INTERRUPTED = 130  # the shell's status for a program ended by Ctrl-C
 TIMED_OUT = 124  # timeout(1)'s status for a command that ran past its limit
+MAX_LINE_PLIES = 500
+"""``--line`` gives at most this many moves (a ko fight under superko can be long)."""
 
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print one JSON object.")]
 QuietOpt = Annotated[
@@ -145,6 +154,14 @@ def solve(
             "moves' values. More work than one solve, spread over cores.",
         ),
     ] = 1,
+    line: Annotated[
+        bool,
+        typer.Option(
+            "--line",
+            help="Also give a line of perfect play to the end of the game (at each step a move "
+            "that keeps the value).",
+        ),
+    ] = False,
     as_json: JsonOpt = False,
     quiet: QuietOpt = False,
 ) -> None:
@@ -160,6 +177,7 @@ def solve(
     if max_seconds is not None and max_seconds <= 0:
         fail("--max-seconds must be positive")
     progress = None if quiet else stderr_progress
+    solver = None
     try:
         if jobs > 1:
             solution = solve_moves_in_workers(
@@ -190,10 +208,70 @@ def solve(
                 stopped["not_best"] = stop.proven.not_best
             typer.echo(json.dumps(stopped))
         raise typer.Exit(TIMED_OUT if stop.timed_out else INTERRUPTED) from None
+    perfect = None
+    if line:
+        if solver is None:  # (the workers' tables are gone: the line gets a solver of its own)
+            left = None if max_seconds is None else max(max_seconds - solution.seconds, 1.0)
+            solver = Solver(game, table_bits, progress=progress, max_seconds=left, search=search)
+        else:
+            solver.max_seconds = None if max_seconds is None else max_seconds - solution.seconds
+        perfect = perfect_line(solver, state)
     if as_json:
-        typer.echo(json.dumps(solution_json(game, solution)))
+        data = solution_json(game, solution)
+        if perfect is not None:
+            data["line"] = perfect.as_json(game)
+        typer.echo(json.dumps(data))
     else:
-        typer.echo(solution_text(game, solution))
+        text = solution_text(game, solution)
+        if perfect is not None:
+            text += "\n" + perfect.text(game)
+        typer.echo(text)
+    if perfect is not None and perfect.stopped is not None:
+        raise typer.Exit(TIMED_OUT if perfect.stopped.timed_out else INTERRUPTED)
+
+
+@dataclass
+class PerfectLine:
+    """A line of perfect play from a position, and how it ended: the game over (``end``), or
+    a solve on the way out of time or interrupted (``stopped``)."""
+
+    moves: list[Move]
+    end: State
+    stopped: SolveInterrupted | None
+
+    def as_json(self, game: Game) -> dict[str, Any]:
+        data: dict[str, Any] = {"moves": [game.format_move(m) for m in self.moves]}
+        if self.end.is_over:
+            data["end"] = self.end.end_reason
+            data["margin"] = _number(self.end.margin)
+        if self.stopped is not None:
+            data["stopped"] = "out of time" if self.stopped.timed_out else "interrupted"
+        return data
+
+    def text(self, game: Game) -> str:
+        moves = " ".join(game.format_move(m) for m in self.moves) or "(none)"
+        if self.stopped is not None:
+            why = "out of time" if self.stopped.timed_out else "interrupted"
+            return f"a line of perfect play ({why} after {len(self.moves)} moves): {moves}"
+        if not self.end.is_over:
+            return f"a line of perfect play (its first {len(self.moves)} moves): {moves}"
+        return (
+            f"a line of perfect play: {moves}; {self.end.end_reason}, "
+            f"{result_text(self.end.margin)}"
+        )
+
+
+def perfect_line(solver: Solver, state: State) -> PerfectLine:
+    """The moves of perfect play from ``state`` as far as the solver gets within its time."""
+    end = state.copy()
+    moves: list[Move] = []
+    try:
+        for move in perfect_play(solver, state, MAX_LINE_PLIES):
+            end.play(move)
+            moves.append(move)
+    except SolveInterrupted as stop:
+        return PerfectLine(moves, end, stop)
+    return PerfectLine(moves, end, None)
 
 
 def tables(

@@ -658,32 +658,47 @@ class Solver:
             komi=self.game.komi if isinstance(self.game, Alternator) else None,
         )
 
+    def one_best_move(self, state: State) -> Move:
+        """One move that keeps the value of ``state`` (which must not be over): the first
+        whose check settles, so cheaper than :meth:`solve`, which checks every move."""
+        self._clock = _Progress()
+        array = self.state_array(state)
+        black_view = -1 if state.to_move is Player.WHITE else 1
+        self._target = ""
+        value = self.value(array, black_view)
+        keeps: dict[Move, bool] = {}
+        best = self._moves(array, black_view, value, keeps, None, first_only=True)
+        return best[0]
+
     def _moves(
         self, array: Array, black_view: int, value: int, keeps: dict[Move, bool],
-        move_values: dict[Move, float] | None,
+        move_values: dict[Move, float] | None, first_only: bool = False,
     ) -> list[Move]:
         """The best moves of a position whose value (units, mover's view) is known. Move by
         move as they are settled, ``keeps`` gets whether each keeps the value, and
         ``move_values`` (where given: every move's value is asked for) each one's value
         (Black's margin). The moves' searches take turns a round at a time, so the cheap ones
-        are settled first and no hard one holds the others up."""
+        are settled first and no hard one holds the others up; with ``first_only`` they stop
+        at the first best move found (which is then the only one returned)."""
         moves = self.legal_moves(array)
         buffers = self._buffers(array)  # (the moves' positions have fewer plies left)
         if move_values is None:
 
-            def checked(move: Move, result: int) -> None:
+            def checked(move: Move, result: int) -> bool:
                 # the move keeps the value iff the opponent's value is at most -value
                 keeps[move] = result <= -value
+                return first_only and keeps[move]
 
             self._take_turns(array, " (is it best?)", checked, {
                 move: self._probe_rounds(array, -black_view, -value, -value + 1, buffers)
                 for move in moves
             })
-            return [move for move in moves if keeps[move]]
+            return [move for move in moves if keeps.get(move)]
 
-        def valued(move: Move, result: int) -> None:
+        def valued(move: Move, result: int) -> bool:
             move_values[move] = self._report_value(-black_view * result)
             keeps[move] = -result == value
+            return False
 
         self._take_turns(array, "", valued, {
             move: self._value_rounds(array, -black_view, -value, buffers) for move in moves
@@ -693,35 +708,47 @@ class Solver:
         return [move for move in moves if keeps[move]]
 
     def _take_turns(
-        self, array: Array, asking: str, settled: Callable[[Move, int], None],
+        self, array: Array, asking: str, settled: Callable[[Move, int], bool],
         searches: dict[Move, Searching],
     ) -> None:
         """Run the searches of the positions after ``searches``' moves a round each in turn,
-        handing each result (the opponent's view) to ``settled`` as it comes."""
+        handing each result (the opponent's view) to ``settled`` as it comes, until all are
+        settled or ``settled`` says it has what it needs (returns True)."""
         play, undo, params = self.twin.play, self.twin.undo, self.twin.params
         while searches:
             for move, searching in list(searches.items()):
                 self._target = f" after {self.game.format_move(move)}{asking}"
                 play(params, array, move)
+                enough = False
                 try:
                     next(searching)
                 except StopIteration as done:
                     del searches[move]
-                    settled(move, int(done.value))
+                    enough = settled(move, int(done.value))
                 finally:
                     undo(params, array)
+                if enough:
+                    return
 
 
-def principal_variation(solver: Solver, state: State, max_plies: int = 200) -> list[Move]:
-    """A line of perfect play from ``state``: the first best move at each step, until the game
-    ends (or ``max_plies``)."""
-    line: list[Move] = []
+def perfect_play(solver: Solver, state: State, max_plies: int = 200) -> Iterator[Move]:
+    """The moves of a line of perfect play from ``state``, one at a time: at each step a move
+    that keeps the value (:meth:`Solver.one_best_move`), until the game ends or ``max_plies``.
+    The solver's ``max_seconds`` (if set) is for the whole line; a solve cut short raises
+    :class:`SolveInterrupted` at the step it was on, after the moves already given."""
+    started, budget = time.monotonic(), solver.max_seconds
     state = state.copy()
-    while not state.is_over and len(line) < max_plies:
-        move = solver.solve(state).best_moves[0]
-        state.play(move)
-        line.append(move)
-    return line
+    try:
+        for _ in range(max_plies):
+            if state.is_over:
+                return
+            if budget is not None:
+                solver.max_seconds = budget - (time.monotonic() - started)
+            move = solver.one_best_move(state)
+            state.play(move)
+            yield move
+    finally:
+        solver.max_seconds = budget
 
 
 def _kernel_arguments(

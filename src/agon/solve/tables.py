@@ -29,7 +29,7 @@ from agon.solve.solver import (
     SolveInterrupted,
     Solver,
     labelled_progress,
-    principal_variation,
+    perfect_play,
     warm_up_kernels,
 )
 from agon.solve.symmetry import symmetries_for
@@ -171,7 +171,7 @@ def _solution_record(job: Job, solver: Solver, max_seconds: float) -> dict[str, 
     for first in job.lines_after:
         state = job.state()
         state.play_all(game.parse_moves(first))
-        line = game.parse_moves(first) + principal_variation(solver, state)
+        line = game.parse_moves(first) + list(perfect_play(solver, state))
         state.play_all(line[len(game.parse_moves(first)):])
         lines[first] = {"moves": [game.format_move(m) for m in line], "end": state.end_reason,
                         "margin": state.margin}
