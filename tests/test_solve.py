@@ -613,7 +613,7 @@ def test_solve_refuses_bad_input(arguments: list[str]) -> None:
 def _summary_of(boards: list[int], points: int) -> np.ndarray:
     """The summary of ``boards`` as the search builds it: each node's trace starts empty and
     gains boards, and traces merge."""
-    summaries = np.zeros((len(boards), K.TRACE_HEAD + 3 * K.SUMMARY_FIELDS * (points + 1)),
+    summaries = np.zeros((len(boards), K.TRACE_HEAD + 3 * K.summary_size(points + 1)),
                          dtype=np.int64)
     for row, board in zip(summaries, boards, strict=True):
         K.start_trace(row)
@@ -638,5 +638,5 @@ def test_the_bloom_filter_rules_out_boards_the_masks_cannot() -> None:
     met = [0b0011, 0b1100]
     summary = _summary_of(met, 4)
     others = [0b0101, 0b1001, 0b0110, 0b1010]
-    assert summary[3 * 2] == 0 and summary[3 * 2 + 1] == 0b1111  # the masks rule nothing out
+    assert summary[2 * 2] == 0 and summary[2 * 2 + 1] == 0b1111  # the masks rule nothing out
     assert sum(K.may_be_among(board, summary) for board in others) <= 1

@@ -103,7 +103,7 @@ TableBitsOpt = Annotated[
     int | None,
     typer.Option(
         help="Transposition table of 2**BITS buckets of two entries (default 22 for "
-        "Alternator, 16 bytes an entry; for Alak, whose entries are 16·(3N+4) bytes, 20 up "
+        "Alternator, 16 bytes an entry; for Alak, whose entries are 16·(2N+19) bytes, 20 up "
         "to 12 points, 19 up to 16 and 18 beyond).",
         show_default=False,
     ),

@@ -130,12 +130,13 @@ def tt_store(
 # --- history-free results (see docs/solver.md) -------------------------------------------
 #
 # A *summary* describes a set of boards (those a proof rests on): for each number of stones
-# ``c`` (its *level*), the stones every board of ``c`` stones has (``summary[3c]``; all bits
-# where there is none), the stones some board of ``c`` stones has (``summary[3c + 1]``), and
-# a 64-bit Bloom filter of those boards (``summary[3c + 2]``: two bits of a hash of each). A
-# board could be in the set only if it passes its level's three tests. The filter tells apart
-# the boards close to the present one that the masks cannot (one stone more or less, met or
-# not). Boards are packed as ``history_board`` packs them.
+# ``c`` (its *level*), the stones every board of ``c`` stones has (``summary[2c]``; all bits
+# where there is none) and the stones some board of ``c`` stones has (``summary[2c + 1]``);
+# then one Bloom filter of all the boards (the last ``BLOOM_WORDS`` words: ``BLOOM_HASHES``
+# bits of a hash of each). A board could be in the set only if it passes its level's two
+# masks and the filter. The filter tells apart the boards close to the present one that the
+# masks cannot (one stone more or less, met or not). Boards are packed as ``history_board``
+# packs them.
 #
 # A node's ``trace`` row says what its result rests on, for each bound apart (a lower bound
 # needs only its best move, an upper bound every move): the earliest history position its
@@ -143,18 +144,27 @@ def tt_store(
 # its lower bound, its upper bound and its best move's result (``TRACE_HEAD`` references,
 # then three summaries).
 
-SUMMARY_FIELDS = 3
-"""int64 words per level of a summary."""
+MASK_FIELDS = 2
+"""int64 words per level of a summary: the stones all its boards have, and any has."""
+BLOOM_WORDS = 16
+"""int64 words of a summary's Bloom filter (1,024 bits): see docs/solver.md for the sizes tried."""
+BLOOM_HASHES = 4
+"""Bits of the filter set for each board."""
 TRACE_HEAD = 3
 """References at the head of a trace row: lower bound, upper bound, best move's result."""
 LOW, HIGH, BEST = 0, 1, 2
 
 
+def summary_size(levels: int) -> int:
+    """int64 words of a summary of boards of up to ``levels - 1`` stones."""
+    return MASK_FIELDS * levels + BLOOM_WORDS
+
+
 @njit(cache=True)
-def bloom_bits(board: int) -> int:
-    """The two bits of ``board``'s hash that its level's Bloom filter sets."""
+def _bloom_position(board: int, which: int) -> int:
+    """The place of the ``which``-th bit that ``board`` sets in a summary's Bloom filter."""
     mixed = (board * -7046029254386353131) & 0x7FFFFFFFFFFFFFFF  # Fibonacci hashing
-    return (1 << (mixed >> 57)) | (1 << ((mixed >> 51) & 63))
+    return (mixed >> (53 - 10 * which)) & (64 * BLOOM_WORDS - 1)  # (10 bits of the hash each)
 
 
 @njit(cache=True)
@@ -168,9 +178,8 @@ def trace_summary(trace_row: Array, which: int) -> Array:
 @njit(cache=True)
 def clear_summary(summary: Array) -> None:
     """Make ``summary`` describe no board."""
-    summary[0::3] = -1
-    summary[1::3] = 0
-    summary[2::3] = 0
+    summary[:] = 0
+    summary[0 : summary.shape[0] - BLOOM_WORDS : MASK_FIELDS] = -1
 
 
 @njit(cache=True)
@@ -185,19 +194,24 @@ def start_trace(trace_row: Array) -> None:
 @njit(cache=True)
 def add_board(summary: Array, board: int) -> None:
     """Make ``summary`` describe ``board`` too."""
-    base = 3 * popcount(board)
+    base = MASK_FIELDS * popcount(board)
     summary[base] &= board
     summary[base + 1] |= board
-    summary[base + 2] |= bloom_bits(board)
+    bloom = summary.shape[0] - BLOOM_WORDS
+    for which in range(BLOOM_HASHES):
+        position = _bloom_position(board, which)
+        summary[bloom + (position >> 6)] |= 1 << (position & 63)
 
 
 @njit(cache=True)
 def merge_summary(summary: Array, other: Array) -> None:
     """Make ``summary`` describe its boards and ``other``'s."""
-    for index in range(0, summary.shape[0], 3):
+    bloom = summary.shape[0] - BLOOM_WORDS
+    for index in range(0, bloom, MASK_FIELDS):
         summary[index] &= other[index]
         summary[index + 1] |= other[index + 1]
-        summary[index + 2] |= other[index + 2]
+    for index in range(bloom, summary.shape[0]):
+        summary[index] |= other[index]
 
 
 @njit(cache=True)
@@ -215,10 +229,16 @@ def rest_on(
 @njit(cache=True)
 def may_be_among(board: int, summary: Array) -> bool:
     """Whether ``board`` could be one of the boards ``summary`` describes."""
-    level = popcount(board)
-    common, seen, bloom = summary[3 * level], summary[3 * level + 1], summary[3 * level + 2]
-    bits = bloom_bits(board)
-    return bool(board & common == common and board & ~seen == 0 and bloom & bits == bits)
+    base = MASK_FIELDS * popcount(board)
+    common, seen = summary[base], summary[base + 1]
+    if board & common != common or board & ~seen != 0:
+        return False
+    bloom = summary.shape[0] - BLOOM_WORDS
+    for which in range(BLOOM_HASHES):
+        position = _bloom_position(board, which)
+        if summary[bloom + (position >> 6)] & (1 << (position & 63)) == 0:
+            return False
+    return True
 
 
 @njit(cache=True)

@@ -77,7 +77,7 @@ _Buffers = tuple[Array, npt.NDArray[np.float64], Array, Array, Array, Array]
 
 def default_table_bits(game: Game) -> int:
     """2**22 buckets of two entries, 16 bytes each (128 MiB), for Alternator; for Alak, whose
-    entries also keep two summaries of 24·(N+1) bytes, 2**20 up to 12 points (1.25 GiB on 12),
+    entries also keep two summaries of 16·(N+9) bytes, 2**20 up to 12 points (1.3 GiB on 12),
     2**19 up to 16 (0.8 GiB on 16) and 2**18 beyond."""
     if isinstance(game, Alak):
         return 20 if game.size <= 12 else 19 if game.size <= 16 else 18
@@ -287,7 +287,7 @@ class Solver:
         # stored under its whole history, which is also sound)
         history = keeps_results_apart_from_history(self.twin)
         levels = self.twin.board_points + 1
-        self._summary_size = K.SUMMARY_FIELDS * levels if history else K.SUMMARY_FIELDS
+        self._summary_size = K.summary_size(levels if history else 1)
         rows = self.table.shape[0] if history else 1
         # a summary for each bound of an entry
         self.summaries = np.zeros((rows, 2 * self._summary_size), dtype=np.int64)
