@@ -211,10 +211,8 @@ def solve(
     perfect = None
     if line:
         if solver is None:  # (the workers' tables are gone: the line gets a solver of its own)
-            left = None if max_seconds is None else max(max_seconds - solution.seconds, 1.0)
-            solver = Solver(game, table_bits, progress=progress, max_seconds=left, search=search)
-        else:
-            solver.max_seconds = None if max_seconds is None else max_seconds - solution.seconds
+            solver = Solver(game, table_bits, progress=progress, search=search)
+        solver.max_seconds = None if max_seconds is None else max_seconds - solution.seconds
         perfect = perfect_line(solver, state)
     if as_json:
         data = solution_json(game, solution)

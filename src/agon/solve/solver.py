@@ -612,22 +612,25 @@ class Solver:
             f"{self._method}, value{self._target} in [{text}] (Black's margin)"
         )
 
+    def _start_solving(self, state: State) -> tuple[Array, int, int]:
+        """A new solve of ``state`` (its clock started): the twin array, the mover's ``sign``
+        (as :meth:`value` takes it) and the value in units from the mover's view."""
+        self._clock = _Progress()
+        self._target = ""
+        array = self.state_array(state)
+        black_view = -1 if state.to_move is Player.WHITE else 1
+        return array, black_view, self.value(array, black_view)
+
     def margin(self, state: State) -> float:
         """Only the value of ``state``: Black's margin with perfect play, as
         :attr:`Solution.value` counts it (no best moves, so cheaper than :meth:`solve`)."""
-        self._clock = _Progress()
-        self._target = ""
-        black_view = -1 if state.to_move is Player.WHITE else 1
-        return self._report_value(black_view * self.value(self.state_array(state), black_view))
+        _, black_view, value = self._start_solving(state)
+        return self._report_value(black_view * value)
 
     def solve(self, state: State, openings: bool = False) -> Solution:
         """Value, best moves and (with ``openings``) every legal move's value of ``state``."""
-        self._clock = _Progress()
         nodes_before = self.nodes
-        array = self.state_array(state)
-        black_view = -1 if state.to_move is Player.WHITE else 1
-        self._target = ""
-        value = self.value(array, black_view)
+        array, black_view, value = self._start_solving(state)
         value_nodes = self.nodes - nodes_before
         value_seconds = time.monotonic() - self._clock.started
         keeps: dict[Move, bool] = {}
@@ -661,14 +664,8 @@ class Solver:
     def one_best_move(self, state: State) -> Move:
         """One move that keeps the value of ``state`` (which must not be over): the first
         whose check settles, so cheaper than :meth:`solve`, which checks every move."""
-        self._clock = _Progress()
-        array = self.state_array(state)
-        black_view = -1 if state.to_move is Player.WHITE else 1
-        self._target = ""
-        value = self.value(array, black_view)
-        keeps: dict[Move, bool] = {}
-        best = self._moves(array, black_view, value, keeps, None, first_only=True)
-        return best[0]
+        array, black_view, value = self._start_solving(state)
+        return self._moves(array, black_view, value, {}, None, first_only=True)[0]
 
     def _moves(
         self, array: Array, black_view: int, value: int, keeps: dict[Move, bool],
