@@ -1,0 +1,45 @@
+"""Keeping Numba's on-disk cache of compiled kernels in step with the sources.
+
+Numba recompiles a cached function when its own source file changes, but not when a function
+it calls, in another file, changes (numba/numba pull requests #8396 and #9563 tried to add
+that; neither was merged). So after an edit to, say, the solver's table kernels, the cached
+proof-number search would go on calling the old ones, compiled against the old layout of the
+arrays: wrong results, silently. This module drops every cached kernel of the package once
+any of its sources has changed.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from pathlib import Path
+
+STAMP_NAME = "numba-sources.sha256"
+"""The fingerprint of the sources the cached kernels were compiled from (in __pycache__)."""
+
+
+def sources_fingerprint(package: Path) -> str:
+    """A hash of every Python source of ``package`` (names and contents)."""
+    digest = hashlib.sha256()
+    for source in sorted(package.rglob("*.py")):
+        digest.update(str(source.relative_to(package)).encode())
+        digest.update(source.read_bytes())
+    return digest.hexdigest()
+
+
+def drop_stale_compiled_kernels(package: Path) -> bool:
+    """Delete the Numba cache files (``*.nbi``, ``*.nbc``) under ``package`` if its sources
+    changed since they were compiled; True if it did. A package that cannot be read or
+    written (an installation elsewhere) is left as it is."""
+    stamp = package / "__pycache__" / STAMP_NAME
+    try:
+        fingerprint = sources_fingerprint(package)
+        if stamp.exists() and stamp.read_text() == fingerprint:
+            return False
+        for pattern in ("*.nbi", "*.nbc"):
+            for cached in package.rglob(pattern):
+                cached.unlink(missing_ok=True)
+        stamp.parent.mkdir(exist_ok=True)
+        stamp.write_text(fingerprint)
+    except OSError:
+        return False
+    return True
