@@ -24,6 +24,11 @@ def test_cached_kernels_go_when_any_source_changes(tmp_path: Path) -> None:
     assert not drop_stale_compiled_kernels(tmp_path)  # sources as they were: kept
     assert cached.exists()
 
+    (tmp_path / "web").mkdir()
+    (tmp_path / "web" / "app.py").write_text("PAGE = 1\n")  # an interface: no kernel imports it
+    assert not drop_stale_compiled_kernels(tmp_path)
+    assert cached.exists()
+
     source.write_text("LAYOUT = 2\n")  # a kernel another file's cached kernel calls
     assert drop_stale_compiled_kernels(tmp_path)
     assert not cached.exists()

@@ -15,14 +15,17 @@ from pathlib import Path
 
 STAMP_NAME = "numba-sources.sha256"
 """The fingerprint of the sources the cached kernels were compiled from (in __pycache__)."""
+KERNEL_LAYERS = ("core", "games", "search", "solve")
+"""The subpackages kernels live in, and all they can import (interfaces come after them)."""
 
 
 def sources_fingerprint(package: Path) -> str:
-    """A hash of every Python source of ``package`` (names and contents)."""
+    """A hash of the Python sources of ``package``'s kernel layers (names and contents)."""
     digest = hashlib.sha256()
-    for source in sorted(package.rglob("*.py")):
-        digest.update(str(source.relative_to(package)).encode())
-        digest.update(source.read_bytes())
+    for layer in KERNEL_LAYERS:
+        for source in sorted((package / layer).rglob("*.py")):
+            digest.update(str(source.relative_to(package)).encode())
+            digest.update(source.read_bytes())
     return digest.hexdigest()
 
 
