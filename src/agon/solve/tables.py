@@ -563,7 +563,7 @@ def _claims_section(results: dict[str, Any]) -> list[str]:
             f"opening on 3: {_signed(three or 0)} (the solver {verdict_three} that White wins). "
             f"Value of the position: {_signed(claim['value'])}.",
             "",
-            "Lines of perfect play (the first best move at every step):",
+            "Lines of perfect play (at every step, the first move found to keep the value):",
             "",
             *(_line(f"after {first}", line) for first, line in claim.get("lines", {}).items()),
         ]
