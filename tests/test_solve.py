@@ -237,6 +237,22 @@ def test_a_line_of_perfect_play_ends_the_game_with_the_value(game: Game) -> None
     assert solver.max_seconds == 600  # (the line's budget, shared by its steps, is given back)
 
 
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(state=st.one_of(
+    played_states(Alak(7, AlakRules.TROMP_TAYLOR), max_plies=24),
+    played_states(Alak(7, AlakRules.BALJEU), max_plies=16),
+))
+def test_history_free_results_agree_with_whole_situation_ones(state: State) -> None:
+    """Boards too long for minimax: one table reusing history-free results across many
+    positions (the summaries decide where they hold) against a table that keys every result
+    by the whole situation, board and history, and so reuses nothing unsoundly."""
+    assume(not state.is_over)
+    whole_situation = Solver(state.game, 14)
+    whole_situation.control[K.C_HISTORY] = 0  # (as for boards longer than 32 points)
+    shared = shared_solver(state.game, default_search(state.game))
+    assert shared.margin(state) == whole_situation.margin(state), state.position()
+
+
 @cache
 def shared_solver(game: Game, search: Search) -> Solver:
     """One solver (one table) per variant for all of a test's examples: entries must be
