@@ -196,7 +196,7 @@ def solve(
         typer.echo(f"{stop} (Black's margin), after {stop.nodes:,} nodes", err=True)
         if as_json:
             stopped: dict[str, object] = {
-                "stopped": "out of time" if stop.timed_out else "interrupted",
+                "stopped": stop.reason,
                 # JSON has no infinity: a side with no bound proven yet is null
                 "lower": _bound(stop.lower), "upper": _bound(stop.upper),
                 "nodes": stop.nodes, "seconds": round(stop.seconds, 3),
@@ -207,7 +207,7 @@ def solve(
                 stopped["best_so_far"] = stop.proven.best
                 stopped["not_best"] = stop.proven.not_best
             typer.echo(json.dumps(stopped))
-        raise typer.Exit(TIMED_OUT if stop.timed_out else INTERRUPTED) from None
+        raise typer.Exit(_exit_status(stop)) from None
     perfect = None
     if line:
         if solver is None:  # (the workers' tables are gone: the line gets a solver of its own)
@@ -225,7 +225,11 @@ def solve(
             text += "\n" + perfect.text(game)
         typer.echo(text)
     if perfect is not None and perfect.stopped is not None:
-        raise typer.Exit(TIMED_OUT if perfect.stopped.timed_out else INTERRUPTED)
+        raise typer.Exit(_exit_status(perfect.stopped))
+
+
+def _exit_status(stop: SolveInterrupted) -> int:
+    return TIMED_OUT if stop.timed_out else INTERRUPTED
 
 
 @dataclass
@@ -243,14 +247,16 @@ class PerfectLine:
             data["end"] = self.end.end_reason
             data["margin"] = _number(self.end.margin)
         if self.stopped is not None:
-            data["stopped"] = "out of time" if self.stopped.timed_out else "interrupted"
+            data["stopped"] = self.stopped.reason
         return data
 
     def text(self, game: Game) -> str:
         moves = " ".join(game.format_move(m) for m in self.moves) or "(none)"
         if self.stopped is not None:
-            why = "out of time" if self.stopped.timed_out else "interrupted"
-            return f"a line of perfect play ({why} after {len(self.moves)} moves): {moves}"
+            return (
+                f"a line of perfect play ({self.stopped.reason} after {len(self.moves)} moves): "
+                f"{moves}"
+            )
         if not self.end.is_over:
             return f"a line of perfect play (its first {len(self.moves)} moves): {moves}"
         return (

@@ -155,14 +155,18 @@ class SolveInterrupted(Exception):
         self, lower: float, upper: float, nodes: int, seconds: float, timed_out: bool,
         proven: ProvenValue | None = None,
     ) -> None:
-        reason = "out of time" if timed_out else "interrupted"
+        self.lower, self.upper, self.nodes, self.seconds = lower, upper, nodes, seconds
+        self.timed_out, self.proven = timed_out, proven
         if proven is None:
             found = f"the value lies between {_bound_text(lower)} and {_bound_text(upper)}"
         else:
             found = f"the value is {_bound_text(lower)} ({proven})"
-        super().__init__(f"{reason}: {found}")
-        self.lower, self.upper, self.nodes, self.seconds = lower, upper, nodes, seconds
-        self.timed_out, self.proven = timed_out, proven
+        super().__init__(f"{self.reason}: {found}")
+
+    @property
+    def reason(self) -> str:
+        """Why it stopped: "out of time" or "interrupted"."""
+        return "out of time" if self.timed_out else "interrupted"
 
 
 def _bound_text(bound: float) -> str:
