@@ -390,7 +390,7 @@ def test_a_solve_out_of_time_reports_proven_bounds(game: Game, value: int, searc
     with pytest.raises(SolveInterrupted) as stopped:
         solver.solve(game.new_state())
     assert stopped.value.timed_out
-    # (Alak 9 is worth -1, 0 or 1: docs/results.md)
+    # (Alak 9 is worth 0 or 1: docs/results.md)
     assert stopped.value.lower <= value and value - 2 <= stopped.value.upper
 
 
