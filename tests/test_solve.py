@@ -230,8 +230,7 @@ def test_a_line_of_perfect_play_ends_the_game_with_the_value(game: Game) -> None
     solver = Solver(game, 14, max_seconds=600)
     state = game.new_state()
     value = solver.solve(state).value
-    line = list(perfect_play(solver, state))
-    state.play_all(line)
+    line = list(perfect_play(solver, state))  # (played on state as it goes)
     komi = game.komi if isinstance(game, Alternator) else 0.0
     assert state.is_over and state.margin == value - komi, line
     assert solver.max_seconds == 600  # (the line's budget, shared by its steps, is given back)
@@ -553,7 +552,9 @@ def test_a_line_cut_short_keeps_the_solution_and_the_moves_so_far(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     def out_of_time(solver: Solver, state: State, max_plies: int) -> Generator[Move]:
-        yield state.legal_moves()[1]
+        move = state.legal_moves()[1]
+        state.play(move)
+        yield move
         raise SolveInterrupted(-1, 1, 10, 0.5, timed_out=True)
 
     monkeypatch.setattr("agon.cli.solve_commands.perfect_play", out_of_time)

@@ -270,9 +270,7 @@ def perfect_line(solver: Solver, state: State) -> PerfectLine:
     end = state.copy()
     moves: list[Move] = []
     try:
-        for move in perfect_play(solver, state, MAX_LINE_PLIES):
-            end.play(move)
-            moves.append(move)
+        moves.extend(perfect_play(solver, end, MAX_LINE_PLIES))  # (played on end as it goes)
     except SolveInterrupted as stop:
         return PerfectLine(moves, end, stop)
     return PerfectLine(moves, end, None)

@@ -733,12 +733,12 @@ class Solver:
 
 
 def perfect_play(solver: Solver, state: State, max_plies: int = 200) -> Iterator[Move]:
-    """The moves of a line of perfect play from ``state``, one at a time: at each step a move
-    that keeps the value (:meth:`Solver.one_best_move`), until the game ends or ``max_plies``.
-    The solver's ``max_seconds`` (if set) is for the whole line; a solve cut short raises
-    :class:`SolveInterrupted` at the step it was on, after the moves already given."""
+    """Play a line of perfect play on ``state``, yielding each move once played: at each step
+    a move that keeps the value (:meth:`Solver.one_best_move`), until the game ends or
+    ``max_plies``. The solver's ``max_seconds`` (if set) is for the whole line; a solve cut
+    short raises :class:`SolveInterrupted` at the step it was on, after the moves already
+    played."""
     started, budget = time.monotonic(), solver.max_seconds
-    state = state.copy()
     try:
         for _ in range(max_plies):
             if state.is_over:

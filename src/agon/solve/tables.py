@@ -170,9 +170,9 @@ def _solution_record(job: Job, solver: Solver, max_seconds: float) -> dict[str, 
     lines = {}
     for first in job.lines_after:
         state = job.state()
-        state.play_all(game.parse_moves(first))
-        line = game.parse_moves(first) + list(perfect_play(solver, state))
-        state.play_all(line[len(game.parse_moves(first)):])
+        line = game.parse_moves(first)
+        state.play_all(line)
+        line += perfect_play(solver, state)  # (played on state as it goes)
         lines[first] = {"moves": [game.format_move(m) for m in line], "end": state.end_reason,
                         "margin": state.margin}
     if lines:
