@@ -4,7 +4,10 @@ from __future__ import annotations
 
 import json
 import math
-from dataclasses import dataclass, replace
+import os
+from collections.abc import Iterator
+from contextlib import ExitStack, contextmanager
+from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -162,6 +165,16 @@ def solve(
             "that keeps the value).",
         ),
     ] = False,
+    tables_file: Annotated[
+        Path | None,
+        typer.Option(
+            "--tables-file",
+            help="Go on from the solver's tables saved in this file, if it exists, and save "
+            "them there every 30 minutes and when the solve ends or stops, so that a solve too "
+            "long for one run goes on in the next (one process only: not with --jobs).",
+            show_default=False,
+        ),
+    ] = None,
     as_json: JsonOpt = False,
     quiet: QuietOpt = False,
 ) -> None:
@@ -176,56 +189,99 @@ def solve(
     _check_table_bits(table_bits)
     if max_seconds is not None and max_seconds <= 0:
         fail("--max-seconds must be positive")
+    if tables_file is not None:
+        if jobs > 1:
+            fail("--tables-file needs one process: leave out --jobs")
+        if tables_file.is_dir() or not os.access(tables_file.parent, os.W_OK):
+            fail(f"--tables-file {tables_file}: not a file that can be written")
     progress = None if quiet else stderr_progress
     solver = None
-    try:
-        if jobs > 1:
-            solution = solve_moves_in_workers(
-                game, state, jobs, table_bits, search, max_seconds, progress
-            )
-            if not openings:
-                solution = replace(solution, move_values=None)
-        else:
-            solver = Solver(
-                game, table_bits, progress=progress, max_seconds=max_seconds, search=search
-            )
-            solution = solver.solve(state, openings)
-    except AgonError as error:
-        fail(str(error))
-    except SolveInterrupted as stop:
-        typer.echo(f"{stop} (Black's margin), after {stop.nodes:,} nodes", err=True)
+    with ExitStack() as keeping:
+        try:
+            if jobs > 1:
+                solution = solve_moves_in_workers(
+                    game, state, jobs, table_bits, search, max_seconds, progress
+                )
+                if not openings:
+                    solution = replace(solution, move_values=None)
+            else:
+                solver = Solver(
+                    game, table_bits, progress=progress, max_seconds=max_seconds, search=search
+                )
+                if tables_file is not None:
+                    keeping.enter_context(_tables_kept(solver, tables_file, table_bits))
+                solution = solver.solve(state, openings)
+        except AgonError as error:
+            fail(str(error))
+        except SolveInterrupted as stop:
+            typer.echo(f"{stop} (Black's margin), after {stop.nodes:,} nodes", err=True)
+            if as_json:
+                stopped: dict[str, object] = {
+                    "stopped": stop.reason,
+                    # JSON has no infinity: a side with no bound proven yet is null
+                    "lower": _bound(stop.lower), "upper": _bound(stop.upper),
+                    "nodes": stop.nodes, "seconds": round(stop.seconds, 3),
+                }
+                if stop.proven is not None:
+                    stopped["value_nodes"] = stop.proven.nodes
+                    stopped["value_seconds"] = round(stop.proven.seconds, 3)
+                    stopped["best_so_far"] = stop.proven.best
+                    stopped["not_best"] = stop.proven.not_best
+                typer.echo(json.dumps(_with_earlier_work(stopped, solver)))
+            raise typer.Exit(_exit_status(stop)) from None
+        perfect = None
+        if line:
+            if solver is None:  # (the workers' tables are gone: the line gets a solver of its own)
+                solver = Solver(game, table_bits, progress=progress, search=search)
+            solver.max_seconds = None if max_seconds is None else max_seconds - solution.seconds
+            perfect = perfect_line(solver, state)
         if as_json:
-            stopped: dict[str, object] = {
-                "stopped": stop.reason,
-                # JSON has no infinity: a side with no bound proven yet is null
-                "lower": _bound(stop.lower), "upper": _bound(stop.upper),
-                "nodes": stop.nodes, "seconds": round(stop.seconds, 3),
-            }
-            if stop.proven is not None:
-                stopped["value_nodes"] = stop.proven.nodes
-                stopped["value_seconds"] = round(stop.proven.seconds, 3)
-                stopped["best_so_far"] = stop.proven.best
-                stopped["not_best"] = stop.proven.not_best
-            typer.echo(json.dumps(stopped))
-        raise typer.Exit(_exit_status(stop)) from None
-    perfect = None
-    if line:
-        if solver is None:  # (the workers' tables are gone: the line gets a solver of its own)
-            solver = Solver(game, table_bits, progress=progress, search=search)
-        solver.max_seconds = None if max_seconds is None else max_seconds - solution.seconds
-        perfect = perfect_line(solver, state)
-    if as_json:
-        data = solution_json(game, solution)
-        if perfect is not None:
-            data["line"] = perfect.as_json(game)
-        typer.echo(json.dumps(data))
-    else:
-        text = solution_text(game, solution)
-        if perfect is not None:
-            text += "\n" + perfect.text(game)
-        typer.echo(text)
-    if perfect is not None and perfect.stopped is not None:
-        raise typer.Exit(_exit_status(perfect.stopped))
+            data = solution_json(game, solution)
+            if perfect is not None:
+                data["line"] = perfect.as_json(game)
+            typer.echo(json.dumps(_with_earlier_work(data, solver)))
+        else:
+            text = solution_text(game, solution)
+            if solver is not None and solver.earlier.runs:
+                text += f"\nbefore this run: {solver.earlier}"
+            if perfect is not None:
+                text += "\n" + perfect.text(game)
+            typer.echo(text)
+        if perfect is not None and perfect.stopped is not None:
+            raise typer.Exit(_exit_status(perfect.stopped))
+
+
+def _with_earlier_work(data: dict[str, Any], solver: Solver | None) -> dict[str, Any]:
+    """``data`` with the work of the runs before this one (``"earlier"``: nodes, seconds,
+    runs), where the solve went on from saved tables."""
+    if solver is not None and solver.earlier.runs:
+        data["earlier"] = asdict(solver.earlier)
+    return data
+
+
+@contextmanager
+def _tables_kept(solver: Solver, path: Path, table_bits: int | None) -> Iterator[None]:
+    """Start ``solver`` from the tables saved in ``path`` (if it exists), and save its tables
+    there however what follows ends (a save cut short keeps the file as it was)."""
+    if path.exists():
+        solver.load_tables(path)
+        rows = solver.table.shape[0]
+        if table_bits is not None and rows != 2 << table_bits:
+            fail(
+                f"{path} holds a table of 2**{rows.bit_length() - 2} buckets: give that "
+                "--table-bits or leave it out"
+            )
+        typer.echo(f"going on from {path}: {solver.earlier} before this one", err=True)
+    solver.checkpoint = path
+    try:
+        yield
+    finally:
+        try:
+            solver.save_tables(path)
+        except AgonError as error:
+            typer.echo(f"the tables were not saved: {error}", err=True)
+        except KeyboardInterrupt:
+            typer.echo(f"interrupted while saving: {path} is as it was before", err=True)
 
 
 def _exit_status(stop: SolveInterrupted) -> int:
@@ -318,6 +374,17 @@ def tables(
             "width, an Alak rule set), each with its own tables: memory grows with them.",
         ),
     ] = 1,
+    checkpoints: Annotated[
+        Path | None,
+        typer.Option(
+            help="Keep each job's solver tables in this folder while it is not solved "
+            "(KEY.npz, as large as its table: 5 GB for Alak 9 with 2**22 buckets), saved "
+            "every 30 minutes and when it stops; a job with a file there goes on from it, "
+            "whatever time it had before (unless --fresh). Jobs given only a minute for "
+            "bounds keep none.",
+            show_default=False,
+        ),
+    ] = None,
     quiet: QuietOpt = False,
 ) -> None:
     """Solve every small variant and write the tables of values (docs/results.md).
@@ -332,10 +399,15 @@ def tables(
     if quality_positions < 0:
         fail("--quality-positions must be 0 or more")
     _check_table_bits(table_bits)
+    if checkpoints is not None:
+        try:
+            checkpoints.mkdir(parents=True, exist_ok=True)
+        except OSError as error:
+            fail(f"--checkpoints {checkpoints}: {error.strerror or error}")
     try:
         generate_tables(
             out, max_seconds, fresh, None if quiet else stderr_progress, quality_positions,
-            tuple(only or ()), table_bits, jobs,
+            tuple(only or ()), table_bits, jobs, checkpoints,
         )
     except AgonError as error:
         fail(str(error))

@@ -20,6 +20,7 @@ import time
 from collections.abc import Callable, Generator, Iterator
 from dataclasses import dataclass, field, replace
 from enum import StrEnum
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -37,6 +38,14 @@ from agon.games.alternator import Alternator
 from agon.search.twins import history_kernels_for, kernels_for, twin_for
 from agon.solve import kernels as K
 from agon.solve import proof_numbers as P
+from agon.solve.checkpoint import (
+    TABLE_NAMES,
+    TablesHeader,
+    Work,
+    kernels_fingerprint,
+    load_tables,
+    save_tables,
+)
 from agon.solve.symmetry import Symmetries, symmetries_for
 
 Progress = Callable[[str], None]
@@ -70,6 +79,8 @@ NEIGHBOURS_AFTER = FIRST_TURN_NODES << 7
 """The tests beside the one MTD(f) asks for get turns only once that one has had turns of
 this many nodes (seven, 2.5 million nodes in all) without being settled: most tests are
 settled sooner, and every turn spent beside them is then lost."""
+CHECKPOINT_SECONDS = 1800.0
+"""A solver with a :attr:`Solver.checkpoint` saves its tables this often while it searches."""
 
 
 _Buffers = tuple[Array, npt.NDArray[np.float64], Array, Array, Array, Array]
@@ -277,6 +288,7 @@ class Solver:
         search: Search | None = None,
     ) -> None:
         self.game = game
+        self.symmetry = symmetry
         self.search = default_search(game) if search is None else search
         self.variant, self.shift = solving_variant(game)
         self.max_seconds = max_seconds
@@ -325,10 +337,70 @@ class Solver:
         self._target = ""
         pass_move = self.variant.pass_move
         self._pass_move = -1 if pass_move is None else pass_move
+        self.checkpoint: Path | None = None
+        """Where the tables are saved every :data:`CHECKPOINT_SECONDS` while searching."""
+        kernels_fingerprint()  # (taken now: the code this solver runs)
+        self.earlier = Work()
+        """The work of earlier runs in the tables (:meth:`load_tables`)."""
+        self._started = self._saved = time.monotonic()
 
     @property
     def nodes(self) -> int:
+        """Nodes searched by this solver (earlier runs' are in :attr:`earlier`)."""
         return int(self.control[K.C_NODES])
+
+    # --- tables saved to a file ----------------------------------------------------------------
+
+    def tables_header(self) -> TablesHeader:
+        """What :meth:`save_tables` says its file is: this solver's variant, search and
+        kernels, and the work in its tables, earlier runs' included."""
+        return TablesHeader(
+            variant={
+                "game": self.variant.name, "options": self.variant.options(),
+                "description": self.variant.description,
+            },
+            search=self.search.value,
+            symmetry=self.symmetry,
+            kernels=kernels_fingerprint(),
+            work=Work(
+                nodes=self.earlier.nodes + self.nodes,
+                seconds=round(self.earlier.seconds + time.monotonic() - self._started, 1),
+                runs=self.earlier.runs + 1,
+            ),
+        )
+
+    def save_tables(self, path: Path) -> None:
+        """Save the tables to ``path`` (replaced only once the new file is complete), for
+        :meth:`load_tables` in a later run; :class:`AgonError` if it cannot be written."""
+        if self.progress is not None:
+            self.progress(f"saving the tables to {path} …")
+        arrays = {name: getattr(self, name) for name in TABLE_NAMES}
+        save_tables(path, self.tables_header(), arrays)
+        self._saved = time.monotonic()
+
+    def load_tables(self, path: Path) -> None:
+        """Go on from the tables saved in ``path`` by :meth:`save_tables` (their size replaces
+        this solver's): every bound proven into them holds here, since they are refused
+        unless they were written for this variant, with these symmetries, by these kernels.
+        :class:`AgonError` says why a file cannot be used."""
+        header, arrays = load_tables(path)
+        problem = header.mismatch(self.tables_header())
+        if problem is None and arrays["summaries"].shape[1] != self.summaries.shape[1]:
+            problem = "their summaries are of another size"
+        rows = arrays["table"].shape[0] if self.summaries.shape[0] > 1 else 1
+        if problem is None and arrays["summaries"].shape[0] != rows:
+            problem = "their table and summaries do not match"
+        if problem is None and arrays["cutoffs"].shape != self.cutoffs.shape:
+            problem = "their history heuristic is for another board"
+        if problem is not None:
+            raise AgonError(f"cannot go on from {path}: {problem}")
+        self.table, self.summaries, self.cutoffs = (
+            arrays["table"], arrays["summaries"], arrays["cutoffs"]
+        )
+        # (alpha-beta alone keeps no proof numbers, so its files bring none)
+        if self.search is not Search.ALPHA_BETA and arrays["numbers"].shape[0] > 2:
+            self.numbers = arrays["numbers"]
+        self.earlier = header.work
 
     # --- positions ---------------------------------------------------------------------------
 
@@ -585,6 +657,10 @@ class Solver:
                     time.monotonic() - self._clock.started > self.max_seconds
                 ):
                     raise self._stopped(timed_out=True)
+                if self.checkpoint is not None and (
+                    time.monotonic() - self._saved > CHECKPOINT_SECONDS
+                ):
+                    self.save_tables(self.checkpoint)
                 if end is not None and self.nodes >= end:
                     return None
         except KeyboardInterrupt:

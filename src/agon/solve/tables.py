@@ -12,7 +12,7 @@ import json
 import platform
 import time
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any, NamedTuple
 
@@ -23,6 +23,7 @@ from agon.core.workers import WorkerResults, worker_pool
 from agon.games.alak import Alak
 from agon.games.alak.rules import AlakRules
 from agon.games.alternator import Alternator
+from agon.solve.checkpoint import Work
 from agon.solve.quality import measure_quality
 from agon.solve.solver import (
     Progress,
@@ -114,17 +115,44 @@ def jobs() -> Iterator[Job]:
 
 
 def _solve(
-    job: Job, max_seconds: float, progress: Progress | None, table_bits: int | None = None
+    job: Job, max_seconds: float, progress: Progress | None, table_bits: int | None = None,
+    checkpoint: Path | None = None, resume: bool = True,
 ) -> dict[str, Any]:
     """The value and best moves within ``max_seconds``, then (for jobs with openings) every
     move's value in the time left: a board whose weaker openings take too long still gets
     its value and best moves (they are recorded first). ``table_bits`` overrides the
-    transposition table's default size, and is recorded."""
+    transposition table's default size, and is recorded. With a ``checkpoint`` file, a job
+    that stops before it is solved saves its solver's tables there, and (with ``resume``)
+    one whose file exists goes on from it (the record then says what the earlier runs did);
+    a solved job's file is deleted."""
     bits = table_bits or (ALAK_TABLE_BITS if isinstance(job.game, Alak) else TABLE_BITS)
     solver = Solver(job.game, bits, progress=progress, max_seconds=max_seconds)
-    record = _solution_record(job, solver, max_seconds)
+    if checkpoint is not None:
+        if resume and checkpoint.exists():
+            solver.load_tables(checkpoint)
+            loaded_bits = solver.table.shape[0].bit_length() - 2
+            if table_bits is not None and loaded_bits != table_bits:
+                raise AgonError(
+                    f"{checkpoint} holds a table of 2^{loaded_bits} buckets: give that "
+                    "--table-bits or leave it out"
+                )
+            table_bits = loaded_bits
+        solver.checkpoint = checkpoint
+    try:
+        record = _solution_record(job, solver, max_seconds)
+    except KeyboardInterrupt:
+        if checkpoint is not None:
+            solver.save_tables(checkpoint)
+        raise
+    if checkpoint is not None:
+        if record["status"] == "solved":
+            checkpoint.unlink(missing_ok=True)
+        else:
+            solver.save_tables(checkpoint)
     if table_bits is not None:
         record["table_bits"] = table_bits
+    if solver.earlier.runs:
+        record["earlier"] = asdict(solver.earlier)
     return record
 
 
@@ -264,6 +292,7 @@ def generate_tables(
     only: tuple[str, ...] = (),
     table_bits: int | None = None,
     workers: int = 1,
+    checkpoints: Path | None = None,
 ) -> None:
     """Solve what is not solved yet (within ``max_seconds`` each) and write ``out``; with
     ``quality_positions``, also measure the agents' move quality on that many positions.
@@ -271,8 +300,14 @@ def generate_tables(
     matches one are done (``fresh``: again); the others' saved results are kept as they are.
     ``table_bits`` sets every solve's transposition table size (default: the sizes
     :data:`TABLE_BITS` and :data:`ALAK_TABLE_BITS`). With ``workers`` above one, that many
-    processes solve jobs of different families at once (each with its own tables)."""
+    processes solve jobs of different families at once (each with its own tables). With
+    ``checkpoints``, a folder, each job given the full ``max_seconds`` keeps its solver's
+    tables there while it is not solved (``KEY.npz``), and a job with such a file goes on from
+    it, whatever time it had before (unless ``fresh``)."""
     store = out.with_suffix(".json")
+
+    def checkpoint(job: Job) -> Path | None:
+        return None if checkpoints is None else checkpoints / f"{job.key}.npz"
 
     def selected(key: str) -> bool:
         return not only or any(fnmatch.fnmatchcase(key, pattern) for pattern in only)
@@ -318,8 +353,10 @@ def generate_tables(
                 # a smaller board of this family ran out of time before its value was
                 # proven: only bounds are hoped for
                 budget = min(max_seconds, BOUNDS_SECONDS)
+            path = checkpoint(job)
+            goes_on = not fresh and path is not None and path.exists()
             done = saved is not None and (
-                saved["status"] == "solved" or saved["max_seconds"] >= budget
+                saved["status"] == "solved" or (saved["max_seconds"] >= budget and not goes_on)
             )
             if done or not selected(job.key):
                 if saved and _value_unknown(saved):
@@ -331,6 +368,12 @@ def generate_tables(
             return job, budget
         return None
 
+    def solving(job: Job, budget: float) -> tuple[Any, ...]:
+        """``_solve``'s arguments after ``progress`` for ``job`` (a checkpoint only for jobs
+        given the full time: the others only look for bounds)."""
+        kept = checkpoint(job) if budget >= max_seconds else None
+        return table_bits, kept, not fresh
+
     def finish(job: Job, record: dict[str, Any]) -> None:
         results[job.key] = record
         running.discard(_family(job))
@@ -341,9 +384,9 @@ def generate_tables(
     if workers <= 1:
         while (task := next_job()) is not None:
             job, budget = task
-            finish(job, _solve(job, budget, progress, table_bits))
+            finish(job, _solve(job, budget, progress, *solving(job, budget)))
     else:
-        _solve_in_workers(workers, next_job, finish, running, progress, table_bits)
+        _solve_in_workers(workers, next_job, finish, running, progress, solving)
     _write(out, render(results))
 
 
@@ -353,24 +396,25 @@ def _solve_in_workers(
     finish: Callable[[Job, dict[str, Any]], None],
     running: set[str],
     progress: Progress | None,
-    table_bits: int | None,
+    solving: Callable[[Job, float], tuple[Any, ...]],
 ) -> None:
-    """Solve the jobs ``next_job`` gives in ``workers`` processes, one family in each at a
+    """Solve the jobs ``next_job`` gives in ``workers`` processes (``solving``: the rest of
+    :func:`_solve`'s arguments for a job), one family in each at a
     time (``running``: the families being solved), handing each result to ``finish`` as it
     comes; Ctrl-C stops the workers (the jobs being solved are lost, the finished ones were
     saved)."""
     with worker_pool(workers, warm_up_kernels) as pool:
-        solving: WorkerResults[Job, dict[str, Any]] = WorkerResults(pool)
+        results: WorkerResults[Job, dict[str, Any]] = WorkerResults(pool)
 
         def start_jobs() -> None:
             while len(running) < workers and (task := next_job()) is not None:
                 job, budget = task
                 label = None if progress is None else labelled_progress(progress, job.key)
-                solving.submit(job, _solve, job, budget, label, table_bits)
+                results.submit(job, _solve, job, budget, label, *solving(job, budget))
 
         start_jobs()
         while running:
-            finish(*solving.next())
+            finish(*results.next())
             start_jobs()
 
 
@@ -388,8 +432,12 @@ def _signed(value: float) -> str:
 
 
 def _table(record: dict[str, Any]) -> str:
-    """The transposition table's size, where a run set it."""
-    return f" (table 2^{record['table_bits']})" if "table_bits" in record else ""
+    """The transposition table's size, where a run set it, and the work of the runs before
+    this one, where it went on from their tables (its own nodes and seconds are given)."""
+    notes = [f"table 2^{record['table_bits']}"] if "table_bits" in record else []
+    if "earlier" in record:
+        notes.append(f"going on from {Work(**record['earlier'])} before")
+    return f" ({'; '.join(notes)})" if notes else ""
 
 
 def _cost(record: dict[str, Any]) -> str:

@@ -1,0 +1,230 @@
+"""A solver's tables saved to a file and gone on from in a later run (`agon solve --tables-file`,
+`agon tables --checkpoints`): the same values, the earlier work counted, and a file that does
+not fit refused with its reason and left as it was."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+from typer.testing import CliRunner
+
+from agon.cli import app
+from agon.core.errors import AgonError
+from agon.games.alak import Alak
+from agon.games.alak.rules import AlakRules
+from agon.solve import solver as solver_module
+from agon.solve import tables
+from agon.solve.checkpoint import load_tables
+from agon.solve.solver import Search, SolveInterrupted, Solver
+from agon.solve.tables import Job, generate_tables
+
+runner = CliRunner()
+# value 0 in about 120,000 nodes: more than a first chunk, a few seconds with a small table
+GAME = Alak(7, AlakRules.TRADITIONAL)
+BITS = 12
+
+
+def _stopped_at_once(path: Path) -> Solver:
+    """A solver stopped by its time limit after its first chunk, its tables saved to path."""
+    solver = Solver(GAME, BITS, max_seconds=1e-9)
+    with pytest.raises(SolveInterrupted):
+        solver.margin(GAME.new_state())
+    solver.save_tables(path)
+    return solver
+
+
+def test_a_solve_cut_short_goes_on_from_its_saved_tables(tmp_path: Path) -> None:
+    path = tmp_path / "tables.npz"
+    first = _stopped_at_once(path)
+    second = Solver(GAME, BITS)
+    second.load_tables(path)
+    assert (second.earlier.nodes, second.earlier.runs) == (first.nodes, 1)
+    assert second.margin(GAME.new_state()) == 0.0
+    second.save_tables(path)
+    # a solved position's tables settle it again at once
+    third = Solver(GAME, BITS)
+    third.load_tables(path)
+    assert third.margin(GAME.new_state()) == 0.0
+    assert third.nodes <= 2
+    assert third.earlier.runs == 2
+    assert third.earlier.nodes == first.nodes + second.nodes
+
+
+def test_tables_are_saved_while_the_search_goes_on(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(solver_module, "CHECKPOINT_SECONDS", 0.0)
+    solver = Solver(GAME, BITS)
+    solver.checkpoint = tmp_path / "tables.npz"
+    solver.margin(GAME.new_state())
+    header, _ = load_tables(solver.checkpoint)
+    assert 0 < header.work.nodes < solver.nodes
+
+
+def test_another_search_may_go_on_from_the_proofs(tmp_path: Path) -> None:
+    path = tmp_path / "tables.npz"
+    solver = Solver(GAME, BITS)
+    solver.margin(GAME.new_state())
+    solver.save_tables(path)
+    alpha_beta = Solver(GAME, BITS, search=Search.ALPHA_BETA)
+    alpha_beta.load_tables(path)
+    assert alpha_beta.margin(GAME.new_state()) == 0.0
+    assert alpha_beta.nodes <= 2
+
+
+@pytest.mark.parametrize(
+    ("other", "message"),
+    [
+        (lambda: Solver(Alak(7, AlakRules.TROMP_TAYLOR), BITS),
+         "tables of Alak 7, traditional rules, komi 0, not of Alak 7, tromp-taylor rules"),
+        (lambda: Solver(Alak(7, AlakRules.TRADITIONAL, komi_points=1.0), BITS), "not of Alak 7"),
+        (lambda: Solver(GAME, BITS, symmetry=False), "other symmetry settings"),
+    ],
+)
+def test_tables_of_another_solve_are_refused(
+    tmp_path: Path, other: Any, message: str
+) -> None:
+    path = tmp_path / "tables.npz"
+    _stopped_at_once(path)
+    with pytest.raises(AgonError, match=message):
+        other().load_tables(path)
+
+
+def test_tables_of_other_kernels_are_refused(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = tmp_path / "tables.npz"
+    _stopped_at_once(path)
+    monkeypatch.setattr(solver_module, "kernels_fingerprint", lambda: "an edited version")
+    with pytest.raises(AgonError, match="another version of Agon's kernels"):
+        Solver(GAME, BITS).load_tables(path)
+
+
+def test_files_that_are_not_tables_are_named(tmp_path: Path) -> None:
+    junk = tmp_path / "junk.npz"
+    junk.write_text("not tables")
+    with pytest.raises(AgonError, match=r"junk\.npz is not a file of a solver's tables"):
+        Solver(GAME, BITS).load_tables(junk)
+    truncated = tmp_path / "truncated.npz"
+    _stopped_at_once(truncated)
+    truncated.write_bytes(truncated.read_bytes()[:5000])
+    with pytest.raises(AgonError, match="is not a file of a solver's tables"):
+        Solver(GAME, BITS).load_tables(truncated)
+    other = tmp_path / "other.npz"
+    np.savez(other, table=np.zeros((4, 2), dtype=np.int64))
+    with pytest.raises(AgonError, match=r"other\.npz is not a file of a solver's tables"):
+        Solver(GAME, BITS).load_tables(other)
+    with pytest.raises(AgonError, match="cannot read"):
+        Solver(GAME, BITS).load_tables(tmp_path / "missing.npz")
+
+
+# --- the command line --------------------------------------------------------------------------
+
+SOLVE = ["solve", "alak", "--size", "7", "--rules", "traditional", "--table-bits", str(BITS)]
+
+
+def test_solve_goes_on_from_its_tables_file(tmp_path: Path) -> None:
+    path = tmp_path / "tables.npz"
+    first = runner.invoke(app, [*SOLVE, "--tables-file", str(path), "--json", "-q"])
+    assert first.exit_code == 0, first.output
+    assert "earlier" not in json.loads(first.stdout)
+    again = runner.invoke(app, [*SOLVE, "--tables-file", str(path), "--json", "-q"])
+    assert again.exit_code == 0, again.output
+    data = json.loads(again.stdout)
+    assert data["value"] == 0
+    assert data["earlier"]["runs"] == 1
+    assert data["earlier"]["nodes"] == json.loads(first.stdout)["nodes"]
+    assert "going on from" in again.stderr
+    text = runner.invoke(app, [*SOLVE, "--tables-file", str(path), "-q"])
+    assert "before this run: " in text.stdout and "over 2 runs" in text.stdout
+
+
+def test_a_solve_out_of_time_saves_its_tables(tmp_path: Path) -> None:
+    path = tmp_path / "tables.npz"
+    result = runner.invoke(
+        app, [*SOLVE, "--tables-file", str(path), "--max-seconds", "1e-9", "--json"]
+    )
+    assert result.exit_code == 124
+    assert load_tables(path)[0].work.nodes == json.loads(result.stdout)["nodes"]
+
+
+@pytest.mark.parametrize(
+    ("arguments", "message"),
+    [
+        (["--size", "6"], "cannot go on from"),
+        (["--table-bits", "11"], "holds a table of 2**12 buckets"),
+        (["--jobs", "2"], "--tables-file needs one process"),
+    ],
+)
+def test_a_tables_file_that_does_not_fit_is_refused_and_kept(
+    tmp_path: Path, arguments: list[str], message: str
+) -> None:
+    path = tmp_path / "tables.npz"
+    _stopped_at_once(path)
+    before = path.read_bytes()
+    result = runner.invoke(app, [*SOLVE, *arguments, "--tables-file", str(path), "-q"])
+    assert result.exit_code == 2
+    assert message in result.output
+    assert path.read_bytes() == before
+
+
+def test_a_tables_file_where_none_can_be_written_is_refused(tmp_path: Path) -> None:
+    result = runner.invoke(app, [*SOLVE, "--tables-file", str(tmp_path / "no" / "t.npz")])
+    assert result.exit_code == 2
+    assert "not a file that can be written" in result.output
+
+
+# --- the tables ------------------------------------------------------------------------------
+
+
+def test_a_job_out_of_time_keeps_its_tables_and_goes_on_from_them(tmp_path: Path) -> None:
+    job = Job("alak-traditional-7", GAME)
+    path = tmp_path / f"{job.key}.npz"
+    stopped = tables._solve(job, 1e-9, None, BITS, path)
+    assert stopped["status"] == "timeout"
+    assert load_tables(path)[0].work.nodes == stopped["nodes"]
+    solved = tables._solve(job, 600.0, None, None, path)
+    assert solved["value"] == 0.0
+    assert solved["table_bits"] == BITS  # the saved table's size
+    assert solved["earlier"]["nodes"] == stopped["nodes"]
+    assert not path.exists()  # a solved job's tables are not kept
+    shown = tables.render({job.key: {**solved, "moves": {"4": 0.0}}})
+    assert f"going on from {stopped['nodes']:,} nodes" in shown
+
+
+def test_tables_give_a_job_with_saved_tables_another_run(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def only_one_job() -> list[Job]:
+        return [Job("alak-baljeu-2", Alak(2))]
+
+    monkeypatch.setattr(tables, "jobs", only_one_job)
+    runs: list[tuple[float, Path | None, bool]] = []
+
+    def out_of_time(
+        job: Job, max_seconds: float, progress: object, table_bits: object,
+        checkpoint: Path | None, resume: bool,
+    ) -> dict[str, Any]:
+        runs.append((max_seconds, checkpoint, resume))
+        if checkpoint is not None:
+            checkpoint.write_text("tables")
+        return {"status": "timeout", "max_seconds": max_seconds, "lower": -1.0, "upper": 1.0,
+                "nodes": 1}
+
+    monkeypatch.setattr(tables, "_solve", out_of_time)
+    out, kept = tmp_path / "results.md", tmp_path / "kept"
+    generate_tables(out, 5.0, fresh=False, progress=None)
+    generate_tables(out, 5.0, fresh=False, progress=None)  # no more time: not tried again
+    assert runs == [(5.0, None, True)]
+    kept.mkdir()
+    generate_tables(out, 10.0, fresh=False, progress=None, checkpoints=kept)
+    # with its tables kept, no more time than last time: it goes on from them (or, with
+    # fresh, starts again)
+    generate_tables(out, 10.0, fresh=False, progress=None, checkpoints=kept)
+    generate_tables(out, 10.0, fresh=True, progress=None, checkpoints=kept)
+    path = kept / "alak-baljeu-2.npz"
+    assert runs[1:] == [(10.0, path, True), (10.0, path, True), (10.0, path, False)]
