@@ -65,6 +65,17 @@ def test_tables_are_saved_while_the_search_goes_on(
     assert 0 < header.work.nodes < solver.nodes
 
 
+def test_a_failed_save_is_reported_and_the_search_goes_on(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(solver_module, "CHECKPOINT_SECONDS", 0.0)
+    lines: list[str] = []
+    solver = Solver(GAME, BITS, progress=lines.append)
+    solver.checkpoint = tmp_path / "no such folder" / "tables.npz"
+    assert solver.margin(GAME.new_state()) == 0.0
+    assert any(line.startswith("the tables were not saved: cannot save") for line in lines)
+
+
 def test_another_search_may_go_on_from_the_proofs(tmp_path: Path) -> None:
     path = tmp_path / "tables.npz"
     solver = Solver(GAME, BITS)

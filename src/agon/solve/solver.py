@@ -378,6 +378,16 @@ class Solver:
         save_tables(path, self.tables_header(), arrays)
         self._saved = time.monotonic()
 
+    def _save_on_the_way(self, path: Path) -> None:
+        """A save while searching: one that fails (a full disk) is reported and tried again
+        after :data:`CHECKPOINT_SECONDS`, not allowed to end the solve."""
+        try:
+            self.save_tables(path)
+        except AgonError as error:
+            self._saved = time.monotonic()
+            if self.progress is not None:
+                self.progress(f"the tables were not saved: {error}")
+
     def load_tables(self, path: Path) -> None:
         """Go on from the tables saved in ``path`` by :meth:`save_tables` (their size replaces
         this solver's): every bound proven into them holds here, since they are refused
@@ -660,7 +670,7 @@ class Solver:
                 if self.checkpoint is not None and (
                     time.monotonic() - self._saved > CHECKPOINT_SECONDS
                 ):
-                    self.save_tables(self.checkpoint)
+                    self._save_on_the_way(self.checkpoint)
                 if end is not None and self.nodes >= end:
                     return None
         except KeyboardInterrupt:

@@ -142,18 +142,28 @@ def _solve(
         record = _solution_record(job, solver, max_seconds)
     except KeyboardInterrupt:
         if checkpoint is not None:
-            solver.save_tables(checkpoint)
+            _keep_tables(solver, checkpoint, progress)
         raise
     if checkpoint is not None:
         if record["status"] == "solved":
             checkpoint.unlink(missing_ok=True)
         else:
-            solver.save_tables(checkpoint)
+            _keep_tables(solver, checkpoint, progress)
     if table_bits is not None:
         record["table_bits"] = table_bits
     if solver.earlier.runs:
         record["earlier"] = asdict(solver.earlier)
     return record
+
+
+def _keep_tables(solver: Solver, path: Path, progress: Progress | None) -> None:
+    """Save a job's tables for its next run; a failed save is reported, and the job's result
+    is kept all the same."""
+    try:
+        solver.save_tables(path)
+    except AgonError as error:
+        if progress is not None:
+            progress(f"the tables were not saved: {error}")
 
 
 def _solution_record(job: Job, solver: Solver, max_seconds: float) -> dict[str, Any]:
