@@ -5,6 +5,8 @@ not fit refused with its reason and left as it was."""
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -187,6 +189,23 @@ def test_a_tables_file_where_none_can_be_written_is_refused(tmp_path: Path) -> N
     result = runner.invoke(app, [*SOLVE, "--tables-file", str(tmp_path / "no" / "t.npz")])
     assert result.exit_code == 2
     assert "not a file that can be written" in result.output
+
+
+def test_a_solve_stopped_by_sigterm_saves_its_tables_as_on_ctrl_c(tmp_path: Path) -> None:
+    path = tmp_path / "tables.npz"
+    command = [sys.executable, "-c", "from agon.cli import main; main()", "solve", "alak",
+               "--size", "9", "--table-bits", str(BITS), "--tables-file", str(path), "--json"]
+    pipe = subprocess.PIPE
+    with subprocess.Popen(command, stdout=pipe, stderr=pipe, text=True) as run:
+        assert run.stderr is not None
+        for line in run.stderr:  # the first progress line: the search is under way
+            if "nodes in" in line:
+                break
+        run.terminate()
+        out, err = run.communicate(timeout=120)
+    assert run.returncode == 130, err
+    assert json.loads(out)["stopped"] == "interrupted"
+    assert load_tables(path)[0].work.runs == 1
 
 
 # --- the tables ------------------------------------------------------------------------------

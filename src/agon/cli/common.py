@@ -2,6 +2,11 @@
 
 from __future__ import annotations
 
+import signal
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from types import FrameType
 from typing import Annotated, Any, NoReturn
 
 import typer
@@ -104,3 +109,22 @@ def play_moves(state: State, moves_text: str) -> None:
         if reason is not None:
             fail(f"move {index} ({token}): {reason}")
         state.play(move)
+
+
+@contextmanager
+def terminate_as_interrupt() -> Iterator[None]:
+    """Within the block, stop on SIGTERM (``kill``, a job scheduler's stop) as on Ctrl-C, so
+    that long work reports what it found and saves what it keeps before it ends."""
+    if threading.current_thread() is not threading.main_thread():
+        yield  # (only the main thread may set signal handlers)
+        return
+
+    def interrupt(signum: int, frame: FrameType | None) -> None:
+        raise KeyboardInterrupt
+
+    previous = signal.signal(signal.SIGTERM, interrupt)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+

@@ -23,6 +23,7 @@ from agon.cli.common import (
     fail,
     load_start,
     play_moves,
+    terminate_as_interrupt,
 )
 from agon.core.errors import AgonError
 from agon.core.game import Game, Move, State, format_points, result_text
@@ -197,6 +198,7 @@ def solve(
     progress = None if quiet else stderr_progress
     solver = None
     with ExitStack() as keeping:
+        keeping.enter_context(terminate_as_interrupt())
         try:
             if jobs > 1:
                 solution = solve_moves_in_workers(
@@ -405,10 +407,11 @@ def tables(
         except OSError as error:
             fail(f"--checkpoints {checkpoints}: {error.strerror or error}")
     try:
-        generate_tables(
-            out, max_seconds, fresh, None if quiet else stderr_progress, quality_positions,
-            tuple(only or ()), table_bits, jobs, checkpoints,
-        )
+        with terminate_as_interrupt():
+            generate_tables(
+                out, max_seconds, fresh, None if quiet else stderr_progress, quality_positions,
+                tuple(only or ()), table_bits, jobs, checkpoints,
+            )
     except AgonError as error:
         fail(str(error))
     except KeyboardInterrupt:
