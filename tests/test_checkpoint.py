@@ -169,7 +169,7 @@ def test_a_solve_out_of_time_saves_its_tables(tmp_path: Path) -> None:
     ("arguments", "message"),
     [
         (["--size", "6"], "cannot go on from"),
-        (["--table-bits", "11"], "holds a table of 2**12 buckets"),
+        (["--table-bits", "11"], "they have a table of 2**12 buckets"),
         (["--jobs", "2"], "--tables-file needs one process"),
     ],
 )
@@ -217,6 +217,8 @@ def test_a_job_out_of_time_keeps_its_tables_and_goes_on_from_them(tmp_path: Path
     stopped = tables._solve(job, 1e-9, None, BITS, path)
     assert stopped["status"] == "timeout"
     assert load_tables(path)[0].work.nodes == stopped["nodes"]
+    with pytest.raises(AgonError, match=r"they have a table of 2\*\*12 buckets"):
+        tables._solve(job, 600.0, None, BITS + 1, path)
     solved = tables._solve(job, 600.0, None, None, path)
     assert solved["value"] == 0.0
     assert solved["table_bits"] == BITS  # the saved table's size

@@ -266,13 +266,7 @@ def _tables_kept(solver: Solver, path: Path, table_bits: int | None) -> Iterator
     """Start ``solver`` from the tables saved in ``path`` (if it exists), and save its tables
     there however what follows ends (a save cut short keeps the file as it was)."""
     if path.exists():
-        solver.load_tables(path)
-        rows = solver.table.shape[0]
-        if table_bits is not None and rows != 2 << table_bits:
-            fail(
-                f"{path} holds a table of 2**{rows.bit_length() - 2} buckets: give that "
-                "--table-bits or leave it out"
-            )
+        solver.load_tables(path, table_bits)
         typer.echo(f"going on from {path}: {solver.earlier} before this one", err=True)
     solver.checkpoint = path
     try:

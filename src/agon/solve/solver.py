@@ -378,9 +378,10 @@ class Solver:
         save_tables(path, self.tables_header(), arrays)
         self._saved = time.monotonic()
 
-    def _save_on_the_way(self, path: Path) -> None:
-        """A save while searching: one that fails (a full disk) is reported and tried again
-        after :data:`CHECKPOINT_SECONDS`, not allowed to end the solve."""
+    def keep_tables(self, path: Path) -> None:
+        """:meth:`save_tables` where a failed save (a full disk) must not end the work: it is
+        reported (through :attr:`progress`), and while searching tried again after
+        :data:`CHECKPOINT_SECONDS`."""
         try:
             self.save_tables(path)
         except AgonError as error:
@@ -388,13 +389,25 @@ class Solver:
             if self.progress is not None:
                 self.progress(f"the tables were not saved: {error}")
 
-    def load_tables(self, path: Path) -> None:
+    @property
+    def table_bits(self) -> int:
+        """The transposition table has 2**table_bits buckets."""
+        return int(self.table.shape[0]).bit_length() - 2
+
+    def load_tables(self, path: Path, table_bits: int | None = None) -> None:
         """Go on from the tables saved in ``path`` by :meth:`save_tables` (their size replaces
-        this solver's): every bound proven into them holds here, since they are refused
-        unless they were written for this variant, with these symmetries, by these kernels.
-        :class:`AgonError` says why a file cannot be used."""
+        this solver's; ``table_bits``, where given, must be theirs): every bound proven into
+        them holds here, since they are refused unless they were written for this variant,
+        with these symmetries, by these kernels. :class:`AgonError` says why a file cannot
+        be used."""
         header, arrays = load_tables(path)
         problem = header.mismatch(self.tables_header())
+        saved_bits = int(arrays["table"].shape[0]).bit_length() - 2
+        if problem is None and table_bits is not None and saved_bits != table_bits:
+            problem = (
+                f"they have a table of 2**{saved_bits} buckets: give that --table-bits or "
+                "leave it out"
+            )
         if problem is None and arrays["summaries"].shape[1] != self.summaries.shape[1]:
             problem = "their summaries are of another size"
         rows = arrays["table"].shape[0] if self.summaries.shape[0] > 1 else 1
@@ -670,7 +683,7 @@ class Solver:
                 if self.checkpoint is not None and (
                     time.monotonic() - self._saved > CHECKPOINT_SECONDS
                 ):
-                    self._save_on_the_way(self.checkpoint)
+                    self.keep_tables(self.checkpoint)
                 if end is not None and self.nodes >= end:
                     return None
         except KeyboardInterrupt:

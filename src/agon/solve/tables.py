@@ -129,41 +129,25 @@ def _solve(
     solver = Solver(job.game, bits, progress=progress, max_seconds=max_seconds)
     if checkpoint is not None:
         if resume and checkpoint.exists():
-            solver.load_tables(checkpoint)
-            loaded_bits = solver.table.shape[0].bit_length() - 2
-            if table_bits is not None and loaded_bits != table_bits:
-                raise AgonError(
-                    f"{checkpoint} holds a table of 2^{loaded_bits} buckets: give that "
-                    "--table-bits or leave it out"
-                )
-            table_bits = loaded_bits
+            solver.load_tables(checkpoint, table_bits)
+            table_bits = solver.table_bits
         solver.checkpoint = checkpoint
     try:
         record = _solution_record(job, solver, max_seconds)
     except KeyboardInterrupt:
         if checkpoint is not None:
-            _keep_tables(solver, checkpoint, progress)
+            solver.keep_tables(checkpoint)
         raise
     if checkpoint is not None:
         if record["status"] == "solved":
             checkpoint.unlink(missing_ok=True)
         else:
-            _keep_tables(solver, checkpoint, progress)
+            solver.keep_tables(checkpoint)
     if table_bits is not None:
         record["table_bits"] = table_bits
     if solver.earlier.runs:
         record["earlier"] = asdict(solver.earlier)
     return record
-
-
-def _keep_tables(solver: Solver, path: Path, progress: Progress | None) -> None:
-    """Save a job's tables for its next run; a failed save is reported, and the job's result
-    is kept all the same."""
-    try:
-        solver.save_tables(path)
-    except AgonError as error:
-        if progress is not None:
-            progress(f"the tables were not saved: {error}")
 
 
 def _solution_record(job: Job, solver: Solver, max_seconds: float) -> dict[str, Any]:
@@ -409,10 +393,9 @@ def _solve_in_workers(
     solving: Callable[[Job, float], tuple[Any, ...]],
 ) -> None:
     """Solve the jobs ``next_job`` gives in ``workers`` processes (``solving``: the rest of
-    :func:`_solve`'s arguments for a job), one family in each at a
-    time (``running``: the families being solved), handing each result to ``finish`` as it
-    comes; Ctrl-C stops the workers (the jobs being solved are lost, the finished ones were
-    saved)."""
+    :func:`_solve`'s arguments for a job), one family in each at a time (``running``: the
+    families being solved), handing each result to ``finish`` as it comes; Ctrl-C stops the
+    workers (the jobs being solved are lost, the finished ones were saved)."""
     with worker_pool(workers, warm_up_kernels) as pool:
         results: WorkerResults[Job, dict[str, Any]] = WorkerResults(pool)
 
