@@ -2,9 +2,15 @@
 
 from __future__ import annotations
 
+import ast
 from pathlib import Path
 
+import pytest
+
+import agon
 from agon.core.compiled import STAMP_NAME, drop_stale_compiled_kernels
+
+SOURCES = Path(agon.__file__).parent
 
 
 def _package(root: Path) -> tuple[Path, Path]:
@@ -38,3 +44,39 @@ def test_a_stamp_that_cannot_be_written_stops_nothing(tmp_path: Path) -> None:
     _package(tmp_path)
     (tmp_path / "__pycache__").write_text("not a folder")
     assert not drop_stale_compiled_kernels(tmp_path)  # (no exception: the import goes on)
+
+
+def _constants_in_recursive_calls(source: str) -> list[str]:
+    """The arguments of each function's calls to itself that Numba would type as literals:
+    constants written out or named in capitals (module constants)."""
+    found = []
+    for function in ast.walk(ast.parse(source)):
+        if not isinstance(function, ast.FunctionDef):
+            continue
+        for call in ast.walk(function):
+            if not (isinstance(call, ast.Call) and isinstance(call.func, ast.Name)
+                    and call.func.id == function.name):
+                continue
+            for argument in call.args:
+                operand = argument.operand if isinstance(argument, ast.UnaryOp) else argument
+                if isinstance(operand, ast.Constant) or (
+                    isinstance(operand, ast.Name) and operand.id.isupper()
+                ):
+                    found.append(f"{function.name}: {ast.unparse(argument)}")
+    return found
+
+
+@pytest.mark.parametrize("module", ["solve/kernels.py", "solve/proof_numbers.py", "search"])
+def test_recursive_kernels_pass_no_constants_to_themselves(module: str) -> None:
+    # a literal argument compiles a second version through the recursion, whose cached
+    # machine code crashes the next process (docs/architecture.md)
+    path = SOURCES / module
+    for source in [path] if path.is_file() else sorted(path.rglob("*.py")):
+        assert _constants_in_recursive_calls(source.read_text()) == [], source
+
+
+def test_the_check_finds_a_constant_passed_to_itself() -> None:
+    source = "def search(depth, need):\n    return search(depth - 1, NEED_ALL)\n"
+    assert _constants_in_recursive_calls(source) == ["search: NEED_ALL"]
+    assert _constants_in_recursive_calls(source.replace("NEED_ALL", "need")) == []
+
