@@ -16,11 +16,12 @@ from typer.testing import CliRunner
 
 from agon.cli import app
 from agon.core.errors import AgonError
+from agon.core.game import Game
 from agon.games.alak import Alak
 from agon.games.alak.rules import AlakRules
 from agon.solve import solver as solver_module
 from agon.solve import tables
-from agon.solve.checkpoint import load_tables
+from agon.solve.checkpoint import Work, load_tables
 from agon.solve.solver import Search, SolveInterrupted, Solver
 from agon.solve.tables import Job, generate_tables
 
@@ -37,6 +38,11 @@ def _stopped_at_once(path: Path) -> Solver:
         solver.margin(GAME.new_state())
     solver.save_tables(path)
     return solver
+
+
+def _saved_work(path: Path, game: Game = GAME) -> Work:
+    """The work a file of ``game``'s tables records."""
+    return load_tables(path, Solver(game, BITS).tables_header())[0].work
 
 
 def test_a_solve_cut_short_goes_on_from_its_saved_tables(tmp_path: Path) -> None:
@@ -63,8 +69,7 @@ def test_tables_are_saved_while_the_search_goes_on(
     solver = Solver(GAME, BITS)
     solver.checkpoint = tmp_path / "tables.npz"
     solver.margin(GAME.new_state())
-    header, _ = load_tables(solver.checkpoint)
-    assert 0 < header.work.nodes < solver.nodes
+    assert 0 < _saved_work(solver.checkpoint).nodes < solver.nodes
 
 
 def test_a_failed_save_is_reported_and_the_search_goes_on(
@@ -162,7 +167,7 @@ def test_a_solve_out_of_time_saves_its_tables(tmp_path: Path) -> None:
         app, [*SOLVE, "--tables-file", str(path), "--max-seconds", "1e-9", "--json"]
     )
     assert result.exit_code == 124
-    assert load_tables(path)[0].work.nodes == json.loads(result.stdout)["nodes"]
+    assert _saved_work(path).nodes == json.loads(result.stdout)["nodes"]
 
 
 @pytest.mark.parametrize(
@@ -205,7 +210,7 @@ def test_a_solve_stopped_by_sigterm_saves_its_tables_as_on_ctrl_c(tmp_path: Path
         out, err = run.communicate(timeout=120)
     assert run.returncode == 130, err
     assert json.loads(out)["stopped"] == "interrupted"
-    assert load_tables(path)[0].work.runs == 1
+    assert _saved_work(path, Alak(9)).runs == 1
 
 
 # --- the tables ------------------------------------------------------------------------------
@@ -216,7 +221,7 @@ def test_a_job_out_of_time_keeps_its_tables_and_goes_on_from_them(tmp_path: Path
     path = tmp_path / f"{job.key}.npz"
     stopped = tables._solve(job, 1e-9, None, BITS, path)
     assert stopped["status"] == "timeout"
-    assert load_tables(path)[0].work.nodes == stopped["nodes"]
+    assert _saved_work(path).nodes == stopped["nodes"]
     with pytest.raises(AgonError, match=r"they have a table of 2\*\*12 buckets"):
         tables._solve(job, 600.0, None, BITS + 1, path)
     solved = tables._solve(job, 600.0, None, None, path)

@@ -96,9 +96,11 @@ def save_tables(path: Path, header: TablesHeader, arrays: dict[str, Array]) -> N
         raise AgonError(f"cannot save the tables to {path}: {error.strerror or error}") from None
 
 
-def load_tables(path: Path) -> tuple[TablesHeader, dict[str, Array]]:
-    """The header and arrays of a file written by :func:`save_tables`; :class:`AgonError`
-    naming what is wrong if it cannot be read as one."""
+def load_tables(path: Path, wanted: TablesHeader) -> tuple[TablesHeader, dict[str, Array]]:
+    """The header and arrays of a file written by :func:`save_tables` for a solver that would
+    write ``wanted`` (:meth:`TablesHeader.mismatch`: checked before the arrays are read, which
+    can be many gigabytes); :class:`AgonError` naming what is wrong if it cannot be read as
+    one, or does not fit."""
     not_tables = f"{path} is not a file of a solver's tables"
     if path.is_file() and not zipfile.is_zipfile(path):
         raise AgonError(f"{not_tables} (not a NumPy .npz archive)")
@@ -108,6 +110,9 @@ def load_tables(path: Path) -> tuple[TablesHeader, dict[str, Array]]:
             if fields.pop("format", None) != FORMAT:
                 raise AgonError(f"{not_tables} (format {FORMAT})")
             header = TablesHeader(**{**fields, "work": Work(**fields.get("work", {}))})
+            problem = header.mismatch(wanted)
+            if problem is not None:
+                raise AgonError(f"cannot go on from {path}: {problem}")
             arrays = {name: content[name] for name in TABLE_NAMES}
     except OSError as error:
         raise AgonError(f"cannot read {path}: {error.strerror or error}") from None

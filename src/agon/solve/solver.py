@@ -392,7 +392,7 @@ class Solver:
     @property
     def table_bits(self) -> int:
         """The transposition table has 2**table_bits buckets."""
-        return int(self.table.shape[0]).bit_length() - 2
+        return _buckets_bits(self.table)
 
     def load_tables(self, path: Path, table_bits: int | None = None) -> None:
         """Go on from the tables saved in ``path`` by :meth:`save_tables` (their size replaces
@@ -400,10 +400,10 @@ class Solver:
         them holds here, since they are refused unless they were written for this variant,
         with these symmetries, by these kernels. :class:`AgonError` says why a file cannot
         be used."""
-        header, arrays = load_tables(path)
-        problem = header.mismatch(self.tables_header())
-        saved_bits = int(arrays["table"].shape[0]).bit_length() - 2
-        if problem is None and table_bits is not None and saved_bits != table_bits:
+        header, arrays = load_tables(path, self.tables_header())
+        problem = None
+        saved_bits = _buckets_bits(arrays["table"])
+        if table_bits is not None and saved_bits != table_bits:
             problem = (
                 f"they have a table of 2**{saved_bits} buckets: give that --table-bits or "
                 "leave it out"
@@ -849,6 +849,11 @@ def perfect_play(solver: Solver, state: State, max_plies: int = 200) -> Iterator
             yield move
     finally:
         solver.max_seconds = budget
+
+
+def _buckets_bits(table: Array) -> int:
+    """``bits`` of a transposition table of 2**bits buckets (two rows each)."""
+    return int(table.shape[0]).bit_length() - 2
 
 
 def _kernel_arguments(
