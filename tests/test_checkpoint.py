@@ -150,7 +150,7 @@ def test_solve_goes_on_from_its_tables_file(tmp_path: Path) -> None:
     first = runner.invoke(app, [*SOLVE, "--tables-file", str(path), "--json", "-q"])
     assert first.exit_code == 0, first.output
     assert "earlier" not in json.loads(first.stdout)
-    again = runner.invoke(app, [*SOLVE, "--tables-file", str(path), "--json", "-q"])
+    again = runner.invoke(app, [*SOLVE, "--tables-file", str(path), "--json"])
     assert again.exit_code == 0, again.output
     data = json.loads(again.stdout)
     assert data["value"] == 0
@@ -175,7 +175,6 @@ def test_a_solve_out_of_time_saves_its_tables(tmp_path: Path) -> None:
     [
         (["--size", "6"], "cannot go on from"),
         (["--table-bits", "11"], "they have a table of 2**12 buckets"),
-        (["--jobs", "2"], "--tables-file needs one process"),
     ],
 )
 def test_a_tables_file_that_does_not_fit_is_refused_and_kept(
@@ -188,6 +187,38 @@ def test_a_tables_file_that_does_not_fit_is_refused_and_kept(
     assert result.exit_code == 2
     assert message in result.output
     assert path.read_bytes() == before
+
+
+def test_a_parallel_solve_keeps_each_moves_tables_and_goes_on_from_them(
+    tmp_path: Path,
+) -> None:
+    path = tmp_path / "tables.npz"
+    options = [*SOLVE, "--jobs", "2", "--tables-file", str(path), "--json", "-q"]
+    first = runner.invoke(app, options)
+    assert first.exit_code == 0, first.output
+    # one file per class of symmetric moves: 1-4 (5-7 are their mirror images) and the pass
+    kept = sorted(file.name for file in tmp_path.iterdir())
+    assert kept == [f"tables-after-{move}.npz" for move in ("1", "2", "3", "4", "pass")]
+    assert _saved_work(tmp_path / "tables-after-pass.npz").runs == 1
+    again = runner.invoke(app, options)
+    assert again.exit_code == 0, again.output
+    assert json.loads(again.stdout)["value"] == json.loads(first.stdout)["value"]
+    # each move's value is settled again from its saved bounds, at the cost of a few nodes
+    assert json.loads(again.stdout)["nodes"] * 100 < json.loads(first.stdout)["nodes"]
+    assert _saved_work(tmp_path / "tables-after-pass.npz").runs == 2
+
+
+def test_a_parallel_solve_refuses_a_moves_tables_file_that_does_not_fit(tmp_path: Path) -> None:
+    other = Solver(Alak(6, AlakRules.TRADITIONAL), BITS)
+    foreign = tmp_path / "tables-after-2.npz"
+    other.save_tables(foreign)
+    before = foreign.read_bytes()
+    result = runner.invoke(
+        app, [*SOLVE, "--jobs", "2", "--tables-file", str(tmp_path / "tables.npz"), "-q"]
+    )
+    assert result.exit_code == 2
+    assert f"cannot go on from {foreign}" in result.output
+    assert foreign.read_bytes() == before
 
 
 def test_a_tables_file_where_none_can_be_written_is_refused(tmp_path: Path) -> None:

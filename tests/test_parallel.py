@@ -68,6 +68,32 @@ def test_moves_out_of_time_bound_the_value_as_their_own_bounds_do() -> None:
     assert (stop.lower, stop.upper) == (-INF, 1.0)
 
 
+def test_moves_whose_bounds_settle_the_value_prove_it_before_all_are_solved() -> None:
+    black, white = Alak(4).new_state(), Alak(4).new_state()
+    white.play(0)
+    results = [
+        MoveResult(0, 1.0, 1.0, 10, 0.1),  # reaches the value: best
+        MoveResult(1, -INF, 0.0, 20, 0.2),  # below it: not best
+        MoveResult(2, -3.0, 1.0, 30, 0.3),  # not known either way
+        MoveResult(3, -2.0, 2.0, 40, 0.4),  # could be more than the value
+    ]
+    stop = _stopped(black, [0, 1, 2], results[:3], 0.0, timed_out=True)
+    assert stop.lower == stop.upper == 1.0 and stop.proven is not None
+    assert (stop.proven.best, stop.proven.not_best) == (["1"], ["2"])
+    assert stop.proven.values == {"1": 1.0} and stop.proven.nodes == 60
+    # with the fourth move open, Black's value could still be 2
+    assert _stopped(black, [0, 1, 2, 3], results, 0.0, timed_out=True).proven is None
+    # White holds Black to the least: its moves' values are Black's margins
+    held = [
+        MoveResult(1, -1.0, -1.0, 10, 0.1),  # holds Black to the value: best
+        MoveResult(2, -1.0, INF, 10, 0.1),  # not known either way
+        MoveResult(3, 0.0, INF, 10, 0.1),  # lets Black have more: not best
+    ]
+    stop = _stopped(white, [1, 2, 3], held, 0.0, timed_out=False)
+    assert stop.lower == stop.upper == -1.0 and stop.proven is not None
+    assert (stop.proven.best, stop.proven.not_best) == (["2"], ["4"])
+
+
 def test_solve_with_jobs_gives_the_value_and_best_moves_of_one_solve() -> None:
     options = ["solve", "alak", "--size", "6", "--rules", "tromp-taylor", "--json", "-q"]
     alone = json.loads(runner.invoke(app, options).stdout)

@@ -172,7 +172,8 @@ def solve(
             "--tables-file",
             help="Go on from the solver's tables saved in this file, if it exists, and save "
             "them there every 30 minutes and when the solve ends or stops, so that a solve too "
-            "long for one run goes on in the next (one process only: not with --jobs).",
+            "long for one run goes on in the next. With --jobs, each move's solver keeps its "
+            "own file beside it (FILE-after-MOVE), saved when it ends or runs out of time.",
             show_default=False,
         ),
     ] = None,
@@ -190,11 +191,10 @@ def solve(
     _check_table_bits(table_bits)
     if max_seconds is not None and max_seconds <= 0:
         fail("--max-seconds must be positive")
-    if tables_file is not None:
-        if jobs > 1:
-            fail("--tables-file needs one process: leave out --jobs")
-        if tables_file.is_dir() or not os.access(tables_file.parent, os.W_OK):
-            fail(f"--tables-file {tables_file}: not a file that can be written")
+    if tables_file is not None and (
+        tables_file.is_dir() or not os.access(tables_file.parent, os.W_OK)
+    ):
+        fail(f"--tables-file {tables_file}: not a file that can be written")
     progress = None if quiet else stderr_progress
     solver = None
     with ExitStack() as keeping:
@@ -202,7 +202,7 @@ def solve(
         try:
             if jobs > 1:
                 solution = solve_moves_in_workers(
-                    game, state, jobs, table_bits, search, max_seconds, progress
+                    game, state, jobs, table_bits, search, max_seconds, progress, tables_file
                 )
                 if not openings:
                     solution = replace(solution, move_values=None)
@@ -265,10 +265,7 @@ def _with_earlier_work(data: dict[str, Any], solver: Solver | None) -> dict[str,
 def _tables_kept(solver: Solver, path: Path, table_bits: int | None) -> Iterator[None]:
     """Start ``solver`` from the tables saved in ``path`` (if it exists), and save its tables
     there however what follows ends (a save cut short keeps the file as it was)."""
-    if path.exists():
-        solver.load_tables(path, table_bits)
-        typer.echo(f"going on from {path}: {solver.earlier} before this one", err=True)
-    solver.checkpoint = path
+    solver.go_on_from(path, table_bits)
     try:
         yield
     finally:

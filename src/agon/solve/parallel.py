@@ -5,13 +5,17 @@ the moves share no results: the work is more than one solver's, but spread over 
 symmetric moves (the same position after them, up to a symmetry) only one is solved. The
 position's value follows exactly from its moves' values (the most the side to move can reach),
 and so do its best moves. A move whose solve runs out of time, or is interrupted, still
-bounds the position's value, as its own bounds do.
+bounds the position's value, as its own bounds do; where the moves' bounds already settle
+the position's value, it is reported proven, with the moves known to keep it so far. With a
+tables file, each move's solver goes on from its own file (:func:`move_tables_file`) and saves
+to it when it ends, so a parallel solve too long for one run goes on in the next.
 """
 
 from __future__ import annotations
 
 import time
 from collections.abc import Callable, Iterable
+from pathlib import Path
 from typing import NamedTuple
 
 from agon.core.game import Game, Move, State
@@ -20,6 +24,7 @@ from agon.core.workers import WorkerResults, worker_pool
 from agon.games.alternator import Alternator
 from agon.solve.solver import (
     Progress,
+    ProvenValue,
     Search,
     Solution,
     SolveInterrupted,
@@ -47,10 +52,12 @@ def solve_moves_in_workers(
     search: Search | None = None,
     max_seconds: float | None = None,
     progress: Progress | None = None,
+    tables_file: Path | None = None,
 ) -> Solution:
     """The value, best moves and every move's value of ``state``, each move solved in one of
     ``workers`` processes; :class:`SolveInterrupted` (with the bounds the moves proved) when
-    the time runs out or Ctrl-C stops it."""
+    the time runs out or Ctrl-C stops it. With ``tables_file``, each move's solver keeps its
+    tables in :func:`move_tables_file` of it."""
     moves = state.legal_moves()
     if not moves:  # the game is over: nothing to spread
         solver = Solver(game, table_bits, progress=progress, search=search)
@@ -67,8 +74,12 @@ def solve_moves_in_workers(
                 label = None if progress is None else labelled_progress(
                     progress, f"after {game.format_move(move)}"
                 )
+                tables = None if tables_file is None else move_tables_file(
+                    tables_file, game.format_move(move)
+                )
                 solving.submit(
-                    move, _solve_move, game, state, move, table_bits, search, deadline, label
+                    move, _solve_move, game, state, move, table_bits, search, deadline, label,
+                    tables,
                 )
             while len(results) < len(moves):
                 _, outcome = solving.next()
@@ -93,11 +104,18 @@ def solve_moves_in_workers(
     )
 
 
+def move_tables_file(tables_file: Path, move: str) -> Path:
+    """Where a parallel solve keeps the tables of the solver of the position after ``move``
+    (as the game writes it): beside ``tables_file``, named after both."""
+    return tables_file.with_name(f"{tables_file.stem}-after-{move}{tables_file.suffix}")
+
+
 def _solve_move(
     game: Game, state: State, move: Move, table_bits: int | None, search: Search | None,
-    deadline: float | None, progress: Progress | None,
+    deadline: float | None, progress: Progress | None, tables: Path | None,
 ) -> MoveResult:
-    """One move's solve, in a worker: solved, or its bounds when the deadline passed."""
+    """One move's solve, in a worker: solved, or its bounds when the deadline passed; with
+    ``tables``, going on from that file and saving to it."""
     started = time.monotonic()
     child = state.copy()
     child.play(move)
@@ -105,10 +123,15 @@ def _solve_move(
     if max_seconds is not None and max_seconds <= 0:
         return MoveResult(move, float("-inf"), float("inf"), 0, 0.0)
     solver = Solver(game, table_bits, progress=progress, max_seconds=max_seconds, search=search)
+    if tables is not None:
+        solver.go_on_from(tables, table_bits)
     try:
         solution = solver.solve(child)
     except SolveInterrupted as stop:
         return MoveResult(move, stop.lower, stop.upper, stop.nodes, stop.seconds)
+    finally:
+        if tables is not None:
+            solver.keep_tables(tables)
     return MoveResult(move, solution.value, solution.value, solution.nodes, solution.seconds)
 
 
@@ -116,15 +139,34 @@ def _stopped(
     state: State, moves: list[Move], results: list[MoveResult], started: float,
     timed_out: bool,
 ) -> SolveInterrupted:
-    """The position's bounds from its moves' (a move not reported yet bounds nothing)."""
+    """The position's bounds from its moves' (a move not reported yet bounds nothing). Where
+    they meet, the value is proven: the moves proven to reach it keep it, and those proven
+    not to reach it do not (the others are not known yet)."""
     lowers = {move: float("-inf") for move in moves}
     uppers = {move: float("inf") for move in moves}
     for result in results:
         lowers[result.move], uppers[result.move] = result.lower, result.upper
     choice = _movers_choice(state)
     lower, upper = choice(lowers.values()), choice(uppers.values())
-    nodes = sum(result.nodes for result in results)
-    return SolveInterrupted(lower, upper, nodes, time.monotonic() - started, timed_out)
+    nodes, seconds = sum(result.nodes for result in results), time.monotonic() - started
+    proven = None
+    if lower == upper:
+        black = state.to_move is Player.BLACK
+
+        def movers_view(move: Move) -> tuple[float, float]:
+            """The move's bounds as the side to move counts them (its own margin)."""
+            if black:
+                return lowers[move], uppers[move]
+            return -uppers[move], -lowers[move]
+
+        value, name = (lower if black else -lower), state.game.format_move
+        proven = ProvenValue(
+            nodes, seconds,
+            best=[name(move) for move in moves if movers_view(move)[0] >= value],
+            not_best=[name(move) for move in moves if movers_view(move)[1] < value],
+            values={name(move): lowers[move] for move in moves if lowers[move] == uppers[move]},
+        )
+    return SolveInterrupted(lower, upper, nodes, seconds, timed_out, proven)
 
 
 def _movers_choice(state: State) -> Callable[[Iterable[float]], float]:

@@ -389,6 +389,15 @@ class Solver:
             if self.progress is not None:
                 self.progress(f"the tables were not saved: {error}")
 
+    def go_on_from(self, path: Path, table_bits: int | None = None, resume: bool = True) -> None:
+        """Keep the tables in ``path``: go on from them where the file exists (and
+        ``resume``), as :meth:`load_tables` does, and save them there while searching."""
+        if resume and path.exists():
+            self.load_tables(path, table_bits)
+            if self.progress is not None:
+                self.progress(f"going on from {path}: {self.earlier} before this run")
+        self.checkpoint = path
+
     @property
     def table_bits(self) -> int:
         """The transposition table has 2**table_bits buckets."""

@@ -128,10 +128,9 @@ def _solve(
     bits = table_bits or (ALAK_TABLE_BITS if isinstance(job.game, Alak) else TABLE_BITS)
     solver = Solver(job.game, bits, progress=progress, max_seconds=max_seconds)
     if checkpoint is not None:
-        if resume and checkpoint.exists():
-            solver.load_tables(checkpoint, table_bits)
+        solver.go_on_from(checkpoint, table_bits, resume)
+        if solver.earlier.runs:
             table_bits = solver.table_bits
-        solver.checkpoint = checkpoint
     try:
         record = _solution_record(job, solver, max_seconds)
     except KeyboardInterrupt:
