@@ -206,6 +206,9 @@ def test_a_parallel_solve_keeps_each_moves_tables_and_goes_on_from_them(
     # each move's value is settled again from its saved bounds, at the cost of a few nodes
     assert json.loads(again.stdout)["nodes"] * 100 < json.loads(first.stdout)["nodes"]
     assert _saved_work(tmp_path / "tables-after-pass.npz").runs == 2
+    # the earlier run's work, all moves together (symmetric moves were not solved)
+    assert json.loads(again.stdout)["earlier"]["nodes"] == json.loads(first.stdout)["nodes"]
+    assert json.loads(again.stdout)["earlier"]["runs"] == 1
 
 
 def test_a_parallel_solve_refuses_a_moves_tables_file_that_does_not_fit(tmp_path: Path) -> None:

@@ -27,6 +27,7 @@ from agon.cli.common import (
 )
 from agon.core.errors import AgonError
 from agon.core.game import Game, Move, State, format_points, result_text
+from agon.solve.checkpoint import Work
 from agon.solve.parallel import solve_moves_in_workers
 from agon.solve.quality import QualityReport, measure_quality
 from agon.solve.solver import (
@@ -229,7 +230,7 @@ def solve(
                     stopped["value_seconds"] = round(stop.proven.seconds, 3)
                     stopped["best_so_far"] = stop.proven.best
                     stopped["not_best"] = stop.proven.not_best
-                typer.echo(json.dumps(_with_earlier_work(stopped, solver)))
+                typer.echo(json.dumps(_with_earlier_work(stopped, stop.earlier)))
             raise typer.Exit(_exit_status(stop)) from None
         perfect = None
         if line:
@@ -241,11 +242,11 @@ def solve(
             data = solution_json(game, solution)
             if perfect is not None:
                 data["line"] = perfect.as_json(game)
-            typer.echo(json.dumps(_with_earlier_work(data, solver)))
+            typer.echo(json.dumps(_with_earlier_work(data, solution.earlier)))
         else:
             text = solution_text(game, solution)
-            if solver is not None and solver.earlier.runs:
-                text += f"\nbefore this run: {solver.earlier}"
+            if solution.earlier.runs:
+                text += f"\nbefore this run: {solution.earlier}"
             if perfect is not None:
                 text += "\n" + perfect.text(game)
             typer.echo(text)
@@ -253,11 +254,11 @@ def solve(
             raise typer.Exit(_exit_status(perfect.stopped))
 
 
-def _with_earlier_work(data: dict[str, Any], solver: Solver | None) -> dict[str, Any]:
+def _with_earlier_work(data: dict[str, Any], earlier: Work) -> dict[str, Any]:
     """``data`` with the work of the runs before this one (``"earlier"``: nodes, seconds,
     runs), where the solve went on from saved tables."""
-    if solver is not None and solver.earlier.runs:
-        data["earlier"] = asdict(solver.earlier)
+    if earlier.runs:
+        data["earlier"] = asdict(earlier)
     return data
 
 

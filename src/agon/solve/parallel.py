@@ -22,6 +22,7 @@ from agon.core.game import Game, Move, State
 from agon.core.player import Player
 from agon.core.workers import WorkerResults, worker_pool
 from agon.games.alternator import Alternator
+from agon.solve.checkpoint import Work
 from agon.solve.solver import (
     Progress,
     ProvenValue,
@@ -42,6 +43,8 @@ class MoveResult(NamedTuple):
     upper: float
     nodes: int
     seconds: float
+    earlier: Work = Work()
+    """The work of the earlier runs its solver went on from (with a tables file)."""
 
 
 def solve_moves_in_workers(
@@ -85,7 +88,7 @@ def solve_moves_in_workers(
                 _, outcome = solving.next()
                 results.append(outcome)
                 results += [  # its symmetric moves, which cost nothing more
-                    outcome._replace(move=move, nodes=0, seconds=0.0)
+                    outcome._replace(move=move, nodes=0, seconds=0.0, earlier=Work())
                     for move in classes[outcome.move][1:]
                 ]
     except KeyboardInterrupt:
@@ -101,6 +104,7 @@ def solve_moves_in_workers(
         nodes=sum(result.nodes for result in results),
         seconds=time.monotonic() - started,
         komi=game.komi if isinstance(game, Alternator) else None,
+        earlier=_earlier_work(results),
     )
 
 
@@ -128,11 +132,25 @@ def _solve_move(
     try:
         solution = solver.solve(child)
     except SolveInterrupted as stop:
-        return MoveResult(move, stop.lower, stop.upper, stop.nodes, stop.seconds)
+        return MoveResult(
+            move, stop.lower, stop.upper, stop.nodes, stop.seconds, solver.earlier
+        )
     finally:
         if tables is not None:
             solver.keep_tables(tables)
-    return MoveResult(move, solution.value, solution.value, solution.nodes, solution.seconds)
+    return MoveResult(
+        move, solution.value, solution.value, solution.nodes, solution.seconds, solver.earlier
+    )
+
+
+def _earlier_work(results: list[MoveResult]) -> Work:
+    """The work of the earlier runs the moves' solvers went on from, all together (its runs:
+    the most any move's solver had)."""
+    return Work(
+        nodes=sum(result.earlier.nodes for result in results),
+        seconds=round(sum(result.earlier.seconds for result in results), 1),
+        runs=max((result.earlier.runs for result in results), default=0),
+    )
 
 
 def _stopped(
@@ -166,7 +184,9 @@ def _stopped(
             not_best=[name(move) for move in moves if movers_view(move)[1] < value],
             values={name(move): lowers[move] for move in moves if lowers[move] == uppers[move]},
         )
-    return SolveInterrupted(lower, upper, nodes, seconds, timed_out, proven)
+    return SolveInterrupted(
+        lower, upper, nodes, seconds, timed_out, proven, _earlier_work(results)
+    )
 
 
 def _movers_choice(state: State) -> Callable[[Iterable[float]], float]:

@@ -164,10 +164,12 @@ class SolveInterrupted(Exception):
 
     def __init__(
         self, lower: float, upper: float, nodes: int, seconds: float, timed_out: bool,
-        proven: ProvenValue | None = None,
+        proven: ProvenValue | None = None, earlier: Work | None = None,
     ) -> None:
         self.lower, self.upper, self.nodes, self.seconds = lower, upper, nodes, seconds
         self.timed_out, self.proven = timed_out, proven
+        self.earlier = earlier or Work()
+        """The work of the earlier runs this one went on from (``nodes`` is this run's)."""
         if proven is None:
             found = f"the value lies between {_bound_text(lower)} and {_bound_text(upper)}"
         else:
@@ -198,6 +200,9 @@ class Solution:
     seconds: float
     komi: float | None = None
     """Alternator's komi, which :attr:`value` leaves out; None for Alak."""
+    earlier: Work = field(default_factory=Work)
+    """The work of the earlier runs whose saved tables this solve went on from (``nodes``
+    and ``seconds`` are this run's)."""
 
     @property
     def result_margin(self) -> float:
@@ -631,7 +636,7 @@ class Solver:
     def _stopped(self, timed_out: bool) -> SolveInterrupted:
         low, high = sorted(self._report_value(self._sign * b) for b in self._bounds)
         seconds = time.monotonic() - self._clock.started
-        return SolveInterrupted(low, high, self.nodes, seconds, timed_out)
+        return SolveInterrupted(low, high, self.nodes, seconds, timed_out, earlier=self.earlier)
 
     def _report_value(self, units: int) -> float:
         """Black's margin as reported, from Black's view in units (±infinity kept)."""
@@ -762,7 +767,7 @@ class Solver:
                         if move_values is not None and move in move_values},
             )
             raise SolveInterrupted(
-                known, known, stop.nodes, stop.seconds, stop.timed_out, proven
+                known, known, stop.nodes, stop.seconds, stop.timed_out, proven, self.earlier
             ) from None
         return Solution(
             value=self._report_value(black_view * value),
@@ -771,6 +776,7 @@ class Solver:
             nodes=self.nodes - nodes_before,
             seconds=time.monotonic() - self._clock.started,
             komi=self.game.komi if isinstance(self.game, Alternator) else None,
+            earlier=self.earlier,
         )
 
     def one_best_move(self, state: State) -> Move:
