@@ -247,6 +247,32 @@ def test_a_solve_stopped_by_sigterm_saves_its_tables_as_on_ctrl_c(tmp_path: Path
     assert _saved_work(path, Alak(9)).runs == 1
 
 
+def test_a_parallel_solve_stopped_by_sigterm_saves_each_running_moves_tables(
+    tmp_path: Path,
+) -> None:
+    path = tmp_path / "tables.npz"
+    command = [sys.executable, "-c", "from agon.cli import main; main()", "solve", "alak",
+               "--size", "9", "--table-bits", str(BITS), "--jobs", "2", "--tables-file",
+               str(path), "--json"]
+    pipe = subprocess.PIPE
+    with subprocess.Popen(command, stdout=pipe, stderr=pipe, text=True) as run:
+        assert run.stderr is not None
+        for line in run.stderr:  # a move's first progress line: its search is under way
+            if line.startswith("after ") and "nodes in" in line:
+                break
+        run.terminate()
+        out, err = run.communicate(timeout=120)
+    assert run.returncode == 130, err
+    assert json.loads(out)["stopped"] == "interrupted"
+    assert "stopping: each move's solve ends its chunk and saves its tables" in err
+    # the moves under way were stopped by their parent, not killed: their tables are saved
+    kept = list(tmp_path.iterdir())
+    assert kept and all(file.name.startswith("tables-after-") for file in kept)
+    for file in kept:
+        work = _saved_work(file, Alak(9))
+        assert work.runs == 1 and work.nodes > 0
+
+
 # --- the tables ------------------------------------------------------------------------------
 
 

@@ -14,21 +14,30 @@ Tag = TypeVar("Tag")
 Result = TypeVar("Result")
 
 
+_CONTEXT = multiprocessing.get_context("spawn")
+
+
 def worker_pool(
-    processes: int, prepare: Callable[[], None] | None = None
+    processes: int, prepare: Callable[..., None] | None = None, *arguments: Any
 ) -> multiprocessing.pool.Pool:
     """A pool of freshly started (spawned, so no locks or compiled state are inherited)
     processes that leave Ctrl-C to the parent: the parent stops them (``terminate``, as
-    leaving the pool's ``with`` block does) and keeps what they finished. Each worker runs
-    ``prepare`` first (a module-level function: it is sent by name)."""
-    context = multiprocessing.get_context("spawn")
-    return context.Pool(processes, initializer=partial(_start_worker, prepare))
+    leaving the pool's ``with`` block does, or by asking them through a :func:`stop_signal`)
+    and keeps what they finished. Each worker runs ``prepare(*arguments)`` first (a
+    module-level function: it is sent by name)."""
+    return _CONTEXT.Pool(processes, initializer=partial(_start_worker, prepare, arguments))
 
 
-def _start_worker(prepare: Callable[[], None] | None) -> None:
+def stop_signal() -> Any:
+    """An event the parent sets to ask its workers to stop (pass it to them through
+    :func:`worker_pool`'s ``prepare`` arguments): a ``multiprocessing.Event``."""
+    return _CONTEXT.Event()
+
+
+def _start_worker(prepare: Callable[..., None] | None, arguments: tuple[Any, ...]) -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     if prepare is not None:
-        prepare()
+        prepare(*arguments)
 
 
 class WorkerResults(Generic[Tag, Result]):

@@ -15,12 +15,13 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Iterable
+from contextlib import suppress
 from pathlib import Path
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 from agon.core.game import Game, Move, State
 from agon.core.player import Player
-from agon.core.workers import WorkerResults, worker_pool
+from agon.core.workers import WorkerResults, stop_signal, worker_pool
 from agon.games.alternator import Alternator
 from agon.solve.checkpoint import Work
 from agon.solve.solver import (
@@ -70,8 +71,19 @@ def solve_moves_in_workers(
     started = time.monotonic()
     deadline = None if max_seconds is None else started + max_seconds
     results: list[MoveResult] = []
+
+    def collect(solving: WorkerResults[Move, MoveResult]) -> None:
+        while len(results) < len(moves):
+            _, outcome = solving.next()
+            results.append(outcome)
+            results.extend(  # its symmetric moves, which cost nothing more
+                outcome._replace(move=move, nodes=0, seconds=0.0, earlier=Work())
+                for move in classes[outcome.move][1:]
+            )
+
+    stop = stop_signal()
     try:
-        with worker_pool(min(workers, len(classes)), warm_up_kernels) as pool:
+        with worker_pool(min(workers, len(classes)), _start_worker, stop) as pool:
             solving: WorkerResults[Move, MoveResult] = WorkerResults(pool)
             for move in classes:
                 label = None if progress is None else labelled_progress(
@@ -84,13 +96,18 @@ def solve_moves_in_workers(
                     move, _solve_move, game, state, move, table_bits, search, deadline, label,
                     tables,
                 )
-            while len(results) < len(moves):
-                _, outcome = solving.next()
-                results.append(outcome)
-                results += [  # its symmetric moves, which cost nothing more
-                    outcome._replace(move=move, nodes=0, seconds=0.0, earlier=Work())
-                    for move in classes[outcome.move][1:]
-                ]
+            try:
+                collect(solving)
+            except KeyboardInterrupt:
+                # each worker stops at the end of its chunk, with its bounds (and its tables
+                # saved); a second Ctrl-C stops them at once
+                stop.set()
+                if progress is not None:
+                    saving = " and saves its tables" if tables_file else ""
+                    progress(f"stopping: each move's solve ends its chunk{saving} …")
+                with suppress(KeyboardInterrupt):
+                    collect(solving)
+                raise
     except KeyboardInterrupt:
         raise _stopped(state, moves, results, started, timed_out=False) from None
     if any(result.lower != result.upper for result in results):
@@ -114,19 +131,32 @@ def move_tables_file(tables_file: Path, move: str) -> Path:
     return tables_file.with_name(f"{tables_file.stem}-after-{move}{tables_file.suffix}")
 
 
+_stop_asked: Any = None
+"""In a worker: the parent's :func:`~agon.core.workers.stop_signal`, set when it asks the
+solves to stop."""
+
+
+def _start_worker(stop: Any) -> None:
+    global _stop_asked
+    _stop_asked = stop
+    warm_up_kernels()
+
+
 def _solve_move(
     game: Game, state: State, move: Move, table_bits: int | None, search: Search | None,
     deadline: float | None, progress: Progress | None, tables: Path | None,
 ) -> MoveResult:
-    """One move's solve, in a worker: solved, or its bounds when the deadline passed; with
-    ``tables``, going on from that file and saving to it."""
+    """One move's solve, in a worker: solved, or its bounds when the deadline passed or the
+    parent asked it to stop; with ``tables``, going on from that file and saving to it."""
     started = time.monotonic()
     child = state.copy()
     child.play(move)
     max_seconds = None if deadline is None else deadline - started
-    if max_seconds is not None and max_seconds <= 0:
+    stop_asked = None if _stop_asked is None else _stop_asked.is_set
+    if (max_seconds is not None and max_seconds <= 0) or (stop_asked and stop_asked()):
         return MoveResult(move, float("-inf"), float("inf"), 0, 0.0)
     solver = Solver(game, table_bits, progress=progress, max_seconds=max_seconds, search=search)
+    solver.stop_requested = stop_asked
     if tables is not None:
         solver.go_on_from(tables, table_bits)
     try:

@@ -344,6 +344,9 @@ class Solver:
         self._pass_move = -1 if pass_move is None else pass_move
         self.checkpoint: Path | None = None
         """Where the tables are saved every :data:`CHECKPOINT_SECONDS` while searching."""
+        self.stop_requested: Callable[[], bool] | None = None
+        """Asked between chunks: True stops the solve as Ctrl-C does (a worker process, which
+        leaves Ctrl-C to its parent, is stopped this way)."""
         kernels_fingerprint()  # (taken now: the code this solver runs)
         self.earlier = Work()
         """The work of earlier runs in the tables (:meth:`load_tables`)."""
@@ -694,6 +697,8 @@ class Solver:
                     time.monotonic() - self._clock.started > self.max_seconds
                 ):
                     raise self._stopped(timed_out=True)
+                if self.stop_requested is not None and self.stop_requested():
+                    raise self._stopped(timed_out=False)
                 if self.checkpoint is not None and (
                     time.monotonic() - self._saved > CHECKPOINT_SECONDS
                 ):
