@@ -273,6 +273,32 @@ def test_a_parallel_solve_stopped_by_sigterm_saves_each_running_moves_tables(
         assert work.runs == 1 and work.nodes > 0
 
 
+def test_tables_in_workers_stopped_by_sigterm_save_the_running_jobs_tables(
+    tmp_path: Path,
+) -> None:
+    keys = ["alak-baljeu-9", "alak-tromp-taylor-12"]  # two families: one in each worker
+    command = [sys.executable, "-c", "from agon.cli import main; main()", "tables", "--out",
+               str(tmp_path / "results.md"), "--only", keys[0], "--only", keys[1], "--jobs",
+               "2", "--table-bits", str(BITS), "--max-seconds", "600", "--checkpoints",
+               str(tmp_path / "tables")]
+    pipe = subprocess.PIPE
+    with subprocess.Popen(command, stdout=pipe, stderr=pipe, text=True) as run:
+        assert run.stderr is not None
+        for line in run.stderr:  # a job's first progress line: its search is under way
+            if line.startswith(tuple(keys)) and "nodes in" in line:
+                break
+        run.terminate()
+        _, err = run.communicate(timeout=120)
+    assert run.returncode == 130, err
+    assert "stopping: each job ends its chunk and saves its tables" in err
+    kept = list((tmp_path / "tables").iterdir())
+    assert kept and {file.stem for file in kept} <= set(keys)
+    for file in kept:
+        game = Alak(9) if file.stem == keys[0] else Alak(12, AlakRules.TROMP_TAYLOR)
+        work = _saved_work(file, game)
+        assert work.runs == 1 and work.nodes > 0
+
+
 # --- the tables ------------------------------------------------------------------------------
 
 

@@ -15,29 +15,38 @@ Result = TypeVar("Result")
 
 
 _CONTEXT = multiprocessing.get_context("spawn")
+_stop: Any = None
+"""In a worker: the parent's :func:`stop_signal`, if it gave one."""
 
 
 def worker_pool(
-    processes: int, prepare: Callable[..., None] | None = None, *arguments: Any
+    processes: int, prepare: Callable[[], None] | None = None, stop: Any = None
 ) -> multiprocessing.pool.Pool:
     """A pool of freshly started (spawned, so no locks or compiled state are inherited)
     processes that leave Ctrl-C to the parent: the parent stops them (``terminate``, as
-    leaving the pool's ``with`` block does, or by asking them through a :func:`stop_signal`)
-    and keeps what they finished. Each worker runs ``prepare(*arguments)`` first (a
-    module-level function: it is sent by name)."""
-    return _CONTEXT.Pool(processes, initializer=partial(_start_worker, prepare, arguments))
+    leaving the pool's ``with`` block does) and keeps what they finished, or, given a
+    :func:`stop_signal` as ``stop``, sets it to ask their tasks to end (they read it with
+    :func:`stop_asked`). Each worker runs ``prepare`` first (a module-level function: it is
+    sent by name)."""
+    return _CONTEXT.Pool(processes, initializer=partial(_start_worker, prepare, stop))
 
 
 def stop_signal() -> Any:
-    """An event the parent sets to ask its workers to stop (pass it to them through
-    :func:`worker_pool`'s ``prepare`` arguments): a ``multiprocessing.Event``."""
+    """An event (``multiprocessing.Event``) for :func:`worker_pool`'s ``stop``."""
     return _CONTEXT.Event()
 
 
-def _start_worker(prepare: Callable[..., None] | None, arguments: tuple[Any, ...]) -> None:
+def stop_asked() -> bool:
+    """In a worker: whether the parent has set its pool's stop signal (never, without one)."""
+    return _stop is not None and bool(_stop.is_set())
+
+
+def _start_worker(prepare: Callable[[], None] | None, stop: Any) -> None:
+    global _stop
+    _stop = stop
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     if prepare is not None:
-        prepare(*arguments)
+        prepare()
 
 
 class WorkerResults(Generic[Tag, Result]):

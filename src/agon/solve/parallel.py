@@ -17,11 +17,11 @@ import time
 from collections.abc import Callable, Iterable
 from contextlib import suppress
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import NamedTuple
 
 from agon.core.game import Game, Move, State
 from agon.core.player import Player
-from agon.core.workers import WorkerResults, stop_signal, worker_pool
+from agon.core.workers import WorkerResults, stop_asked, stop_signal, worker_pool
 from agon.games.alternator import Alternator
 from agon.solve.checkpoint import Work
 from agon.solve.solver import (
@@ -83,7 +83,7 @@ def solve_moves_in_workers(
 
     stop = stop_signal()
     try:
-        with worker_pool(min(workers, len(classes)), _start_worker, stop) as pool:
+        with worker_pool(min(workers, len(classes)), warm_up_kernels, stop) as pool:
             solving: WorkerResults[Move, MoveResult] = WorkerResults(pool)
             for move in classes:
                 label = None if progress is None else labelled_progress(
@@ -131,17 +131,6 @@ def move_tables_file(tables_file: Path, move: str) -> Path:
     return tables_file.with_name(f"{tables_file.stem}-after-{move}{tables_file.suffix}")
 
 
-_stop_asked: Any = None
-"""In a worker: the parent's :func:`~agon.core.workers.stop_signal`, set when it asks the
-solves to stop."""
-
-
-def _start_worker(stop: Any) -> None:
-    global _stop_asked
-    _stop_asked = stop
-    warm_up_kernels()
-
-
 def _solve_move(
     game: Game, state: State, move: Move, table_bits: int | None, search: Search | None,
     deadline: float | None, progress: Progress | None, tables: Path | None,
@@ -152,8 +141,7 @@ def _solve_move(
     child = state.copy()
     child.play(move)
     max_seconds = None if deadline is None else deadline - started
-    stop_asked = None if _stop_asked is None else _stop_asked.is_set
-    if (max_seconds is not None and max_seconds <= 0) or (stop_asked and stop_asked()):
+    if (max_seconds is not None and max_seconds <= 0) or stop_asked():
         return MoveResult(move, float("-inf"), float("inf"), 0, 0.0)
     solver = Solver(game, table_bits, progress=progress, max_seconds=max_seconds, search=search)
     solver.stop_requested = stop_asked

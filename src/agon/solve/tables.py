@@ -12,6 +12,7 @@ import json
 import platform
 import time
 from collections.abc import Callable, Iterator
+from contextlib import suppress
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any, NamedTuple
@@ -19,7 +20,7 @@ from typing import Any, NamedTuple
 from agon.core.errors import AgonError
 from agon.core.files import replace_file
 from agon.core.game import Game, State, format_points
-from agon.core.workers import WorkerResults, worker_pool
+from agon.core.workers import WorkerResults, stop_asked, stop_signal, worker_pool
 from agon.games.alak import Alak
 from agon.games.alak.rules import AlakRules
 from agon.games.alternator import Alternator
@@ -127,6 +128,7 @@ def _solve(
     a solved job's file is deleted."""
     bits = table_bits or (ALAK_TABLE_BITS if isinstance(job.game, Alak) else TABLE_BITS)
     solver = Solver(job.game, bits, progress=progress, max_seconds=max_seconds)
+    solver.stop_requested = stop_asked  # (in a worker: its parent's Ctrl-C)
     if checkpoint is not None:
         solver.go_on_from(checkpoint, table_bits, resume)
         if solver.earlier.runs:
@@ -393,21 +395,52 @@ def _solve_in_workers(
 ) -> None:
     """Solve the jobs ``next_job`` gives in ``workers`` processes (``solving``: the rest of
     :func:`_solve`'s arguments for a job), one family in each at a time (``running``: the
-    families being solved), handing each result to ``finish`` as it comes; Ctrl-C stops the
-    workers (the jobs being solved are lost, the finished ones were saved)."""
-    with worker_pool(workers, warm_up_kernels) as pool:
-        results: WorkerResults[Job, dict[str, Any]] = WorkerResults(pool)
+    families being solved), handing each result to ``finish`` as it comes. Ctrl-C asks the
+    workers to stop at the end of their chunks: the jobs being solved are lost (their
+    checkpoints saved), the finished ones were saved; a second Ctrl-C stops them at once."""
+    stop = stop_signal()
+    with worker_pool(workers, warm_up_kernels, stop) as pool:
+        results: WorkerResults[Job, dict[str, Any] | None] = WorkerResults(pool)
 
         def start_jobs() -> None:
             while len(running) < workers and (task := next_job()) is not None:
                 job, budget = task
                 label = None if progress is None else labelled_progress(progress, job.key)
-                results.submit(job, _solve, job, budget, label, *solving(job, budget))
+                results.submit(
+                    job, _solve_unless_stopped, job, budget, label, *solving(job, budget)
+                )
+
+        def take_result() -> None:
+            job, record = results.next()
+            running.discard(_family(job))
+            if record is not None:
+                finish(job, record)
 
         start_jobs()
-        while running:
-            finish(*results.next())
-            start_jobs()
+        try:
+            while running:
+                take_result()
+                start_jobs()
+        except KeyboardInterrupt:
+            stop.set()
+            if progress is not None:
+                progress("stopping: each job ends its chunk and saves its tables …")
+            with suppress(KeyboardInterrupt):
+                while running:
+                    take_result()
+            raise
+
+
+def _solve_unless_stopped(*arguments: Any) -> dict[str, Any] | None:
+    """:func:`_solve` in a worker, or None where its parent asked it to stop."""
+    try:
+        return _solve(*arguments)
+    except KeyboardInterrupt:  # (the parent's stop signal, which _solve turns into this)
+        return None
+    except SolveInterrupted as stop:  # (the same, while playing a job's lines)
+        if stop.timed_out:
+            raise
+        return None
 
 
 # --- the Markdown ---------------------------------------------------------------------------
