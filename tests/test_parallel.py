@@ -14,7 +14,7 @@ from agon.games.alak import Alak
 from agon.games.alak.rules import AlakRules
 from agon.games.alternator import Alternator
 from agon.solve.parallel import MoveResult, _stopped, solve_moves_in_workers
-from agon.solve.solver import Solver
+from agon.solve.solver import SolveInterrupted, Solver
 
 runner = CliRunner()
 INF = float("inf")
@@ -92,6 +92,16 @@ def test_moves_whose_bounds_settle_the_value_prove_it_before_all_are_solved() ->
     stop = _stopped(white, [1, 2, 3], held, 0.0, timed_out=False)
     assert stop.lower == stop.upper == -1.0 and stop.proven is not None
     assert (stop.proven.best, stop.proven.not_best) == (["2"], ["4"])
+
+
+def test_a_solver_asked_to_stop_stops_after_its_chunk_as_on_ctrl_c() -> None:
+    game = Alak(9)  # (far from solved within a chunk)
+    solver = Solver(game, 12)
+    assert not solver.stop_requested()  # this process is no worker: nothing asks it to stop
+    solver.stop_requested = lambda: True
+    with pytest.raises(SolveInterrupted) as stopped:
+        solver.solve(game.new_state())
+    assert not stopped.value.timed_out and stopped.value.nodes > 0
 
 
 def test_solve_with_jobs_gives_the_value_and_best_moves_of_one_solve() -> None:

@@ -144,7 +144,6 @@ def _solve_move(
     if (max_seconds is not None and max_seconds <= 0) or stop_asked():
         return MoveResult(move, float("-inf"), float("inf"), 0, 0.0)
     solver = Solver(game, table_bits, progress=progress, max_seconds=max_seconds, search=search)
-    solver.stop_requested = stop_asked
     if tables is not None:
         solver.go_on_from(tables, table_bits)
     try:

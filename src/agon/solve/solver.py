@@ -31,6 +31,7 @@ from agon.core.errors import AgonError
 from agon.core.fast import Array, FastTwin
 from agon.core.game import Game, Move, State
 from agon.core.player import Player
+from agon.core.workers import stop_asked
 from agon.games.alak import Alak
 from agon.games.alak import fast as alak_fast
 from agon.games.alak.rules import AlakRules
@@ -344,9 +345,10 @@ class Solver:
         self._pass_move = -1 if pass_move is None else pass_move
         self.checkpoint: Path | None = None
         """Where the tables are saved every :data:`CHECKPOINT_SECONDS` while searching."""
-        self.stop_requested: Callable[[], bool] | None = None
-        """Asked between chunks: True stops the solve as Ctrl-C does (a worker process, which
-        leaves Ctrl-C to its parent, is stopped this way)."""
+        self.stop_requested: Callable[[], bool] = stop_asked
+        """Asked between chunks: True stops the solve as Ctrl-C does. By default, whether
+        this is a worker process whose parent asked its tasks to stop (a worker leaves Ctrl-C
+        to its parent: :mod:`agon.core.workers`)."""
         kernels_fingerprint()  # (taken now: the code this solver runs)
         self.earlier = Work()
         """The work of earlier runs in the tables (:meth:`load_tables`)."""
@@ -697,7 +699,7 @@ class Solver:
                     time.monotonic() - self._clock.started > self.max_seconds
                 ):
                     raise self._stopped(timed_out=True)
-                if self.stop_requested is not None and self.stop_requested():
+                if self.stop_requested():
                     raise self._stopped(timed_out=False)
                 if self.checkpoint is not None and (
                     time.monotonic() - self._saved > CHECKPOINT_SECONDS

@@ -20,7 +20,7 @@ from typing import Any, NamedTuple
 from agon.core.errors import AgonError
 from agon.core.files import replace_file
 from agon.core.game import Game, State, format_points
-from agon.core.workers import WorkerResults, stop_asked, stop_signal, worker_pool
+from agon.core.workers import WorkerResults, stop_signal, worker_pool
 from agon.games.alak import Alak
 from agon.games.alak.rules import AlakRules
 from agon.games.alternator import Alternator
@@ -128,7 +128,6 @@ def _solve(
     a solved job's file is deleted."""
     bits = table_bits or (ALAK_TABLE_BITS if isinstance(job.game, Alak) else TABLE_BITS)
     solver = Solver(job.game, bits, progress=progress, max_seconds=max_seconds)
-    solver.stop_requested = stop_asked  # (in a worker: its parent's Ctrl-C)
     if checkpoint is not None:
         solver.go_on_from(checkpoint, table_bits, resume)
         if solver.earlier.runs:
