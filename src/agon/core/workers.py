@@ -6,6 +6,7 @@ import multiprocessing
 import multiprocessing.pool
 import signal
 from collections.abc import Callable
+from contextlib import suppress
 from functools import partial
 from queue import SimpleQueue
 from typing import Any, Generic, TypeVar
@@ -34,6 +35,15 @@ def worker_pool(
 def stop_signal() -> Any:
     """An event (``multiprocessing.Event``) for :func:`worker_pool`'s ``stop``."""
     return _CONTEXT.Event()
+
+
+def stop_and_wait(stop: Any, wait: Callable[[], None]) -> None:
+    """After Ctrl-C in the parent: set ``stop`` to ask the workers' tasks to end, then
+    ``wait`` for what they return; a second Ctrl-C ends the wait (leaving the pool's ``with``
+    block then stops the workers at once)."""
+    stop.set()
+    with suppress(KeyboardInterrupt):
+        wait()
 
 
 def stop_asked() -> bool:

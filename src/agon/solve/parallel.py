@@ -15,13 +15,18 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Iterable
-from contextlib import suppress
 from pathlib import Path
 from typing import NamedTuple
 
 from agon.core.game import Game, Move, State
 from agon.core.player import Player
-from agon.core.workers import WorkerResults, stop_asked, stop_signal, worker_pool
+from agon.core.workers import (
+    WorkerResults,
+    stop_and_wait,
+    stop_asked,
+    stop_signal,
+    worker_pool,
+)
 from agon.games.alternator import Alternator
 from agon.solve.checkpoint import Work
 from agon.solve.solver import (
@@ -100,13 +105,11 @@ def solve_moves_in_workers(
                 collect(solving)
             except KeyboardInterrupt:
                 # each worker stops at the end of its chunk, with its bounds (and its tables
-                # saved); a second Ctrl-C stops them at once
-                stop.set()
+                # saved)
                 if progress is not None:
                     saving = " and saves its tables" if tables_file else ""
                     progress(f"stopping: each move's solve ends its chunk{saving} …")
-                with suppress(KeyboardInterrupt):
-                    collect(solving)
+                stop_and_wait(stop, lambda: collect(solving))
                 raise
     except KeyboardInterrupt:
         raise _stopped(state, moves, results, started, timed_out=False) from None

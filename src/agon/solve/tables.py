@@ -12,7 +12,6 @@ import json
 import platform
 import time
 from collections.abc import Callable, Iterator
-from contextlib import suppress
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any, NamedTuple
@@ -20,7 +19,7 @@ from typing import Any, NamedTuple
 from agon.core.errors import AgonError
 from agon.core.files import replace_file
 from agon.core.game import Game, State, format_points
-from agon.core.workers import WorkerResults, stop_signal, worker_pool
+from agon.core.workers import WorkerResults, stop_and_wait, stop_signal, worker_pool
 from agon.games.alak import Alak
 from agon.games.alak.rules import AlakRules
 from agon.games.alternator import Alternator
@@ -421,12 +420,14 @@ def _solve_in_workers(
                 take_result()
                 start_jobs()
         except KeyboardInterrupt:
-            stop.set()
             if progress is not None:
                 progress("stopping: each job ends its chunk and saves its tables …")
-            with suppress(KeyboardInterrupt):
+
+            def take_the_running() -> None:
                 while running:
                     take_result()
+
+            stop_and_wait(stop, take_the_running)
             raise
 
 
