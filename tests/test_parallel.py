@@ -80,7 +80,9 @@ def test_moves_whose_bounds_settle_the_value_prove_it_before_all_are_solved() ->
     stop = _stopped(black, [0, 1, 2], results[:3], 0.0, timed_out=True)
     assert stop.lower == stop.upper == 1.0 and stop.proven is not None
     assert (stop.proven.best, stop.proven.not_best) == (["1"], ["2"])
-    assert stop.proven.values == {"1": 1.0} and stop.proven.nodes == 60
+    assert stop.proven.nodes == 60
+    # every move's bounds, by name (1 to 3 are points)
+    assert stop.move_bounds == {"1": (1.0, 1.0), "2": (-INF, 0.0), "3": (-3.0, 1.0)}
     # with the fourth move open, Black's value could still be 2
     assert _stopped(black, [0, 1, 2, 3], results, 0.0, timed_out=True).proven is None
     # White holds Black to the least: its moves' values are Black's margins

@@ -26,10 +26,12 @@ from agon.search.twins import twin_for
 from agon.solve import kernels as K
 from agon.solve import proof_numbers as P
 from agon.solve.solver import (
+    ProvenValue,
     Search,
     Solution,
     SolveInterrupted,
     Solver,
+    _MoveChecks,
     _tests_near,
     counts_setbacks,
     default_search,
@@ -399,12 +401,14 @@ def test_a_solve_whose_best_moves_run_out_of_time_reports_its_value_and_moves_so
     game = Alak(5, AlakRules.TROMP_TAYLOR)
     solver = Solver(game, 14)
 
-    def out_of_time(
-        array: object, black_view: int, value: int, keeps: dict[Move, bool],
-        move_values: dict[Move, float] | None,
-    ) -> None:
-        keeps.update({0: False, 2: True})  # points 1 and 3 checked, then the time ran out
-        assert move_values is None  # not asked for
+    largest = int(solver.control[K.C_MAX_VALUE])  # (units)
+
+    def out_of_time(array: object, black_view: int, value: int, checks: _MoveChecks) -> None:
+        # points 1 and 3 checked (after them White reaches at least 1 unit, and 0), 4 under
+        # way with nothing proven yet beyond the game's own bounds
+        checks.keeps.update({0: False, 2: True})
+        checks.bounds.update({0: (1, largest), 2: (0, 0), 3: (-largest, largest)})
+        assert checks.values is None  # not asked for
         raise SolveInterrupted(-5, 5, 1, 0.1, timed_out=True)
 
     monkeypatch.setattr(solver, "_moves", out_of_time)
@@ -414,7 +418,9 @@ def test_a_solve_whose_best_moves_run_out_of_time_reports_its_value_and_moves_so
     assert stopped.value.lower == stopped.value.upper == 0
     proven = stopped.value.proven
     assert proven is not None and proven.nodes > 0
-    assert (proven.best, proven.not_best, proven.values) == (["3"], ["1"], {})
+    assert (proven.best, proven.not_best) == (["3"], ["1"])
+    # as Black's margins, with nothing shown where nothing beyond the game's bounds is known
+    assert stopped.value.move_bounds == {"1": (float("-inf"), -1 / solver.scale), "3": (0, 0)}
     assert "the value is 0 (proven in" in str(stopped.value)
     assert "best moves were not all checked (best so far: 3; not best: 1)" in str(stopped.value)
 
@@ -424,39 +430,44 @@ def _rounds_until(solver: Solver, limit: int | None, counted: list[int]) -> None
     ``limit`` run out of time."""
     real = solver._value_rounds
 
-    def rounds(*arguments: Any) -> Generator[None, None, int]:
+    def rounds(*arguments: Any) -> Generator[tuple[int, int], None, int]:
         inner = real(*arguments)
         while True:
             counted[0] += 1
             if limit is not None and counted[0] > limit:
                 raise SolveInterrupted(-7, 7, 1, 0.1, timed_out=True)
             try:
-                next(inner)
+                bounds = next(inner)
             except StopIteration as solved:
                 return int(solved.value)
-            yield
+            yield bounds
 
     solver._value_rounds = rounds  # type: ignore[method-assign]
 
 
-def test_openings_out_of_time_report_the_values_found_so_far() -> None:
+def test_openings_out_of_time_report_what_they_proved_so_far() -> None:
     game = Alak(6, AlakRules.TRADITIONAL)
     counted = [0]
     whole = Solver(game, 14)
     _rounds_until(whole, None, counted)
     whole.solve(game.new_state(), openings=True)
-    # again, out of time one round before the end
-    solver = Solver(game, 14)
-    _rounds_until(solver, counted[0] - 1, [0])
-    with pytest.raises(SolveInterrupted) as stopped:
-        solver.solve(game.new_state(), openings=True)
-    proven = stopped.value.proven
-    assert proven is not None and proven.values
-    # every value found so far is exact (docs/results.md: 1:-7 2:0 3:0 4:0 5:0 6:-7 pass:0)
+    # docs/results.md: 1:-7 2:0 3:0 4:0 5:0 6:-7 pass:0
     exact = {"1": -7, "2": 0, "3": 0, "4": 0, "5": 0, "6": -7, "pass": 0}
-    assert len(proven.values) < len(exact)
-    assert all(exact[move] == value for move, value in proven.values.items())
-    assert proven.best == [move for move in proven.values if exact[move] == 0]
+    # again, out of time ever earlier, until some move is only bounded
+    for limit in range(counted[0] - 1, 0, -1):
+        solver = Solver(game, 14)
+        _rounds_until(solver, limit, [0])
+        with pytest.raises(SolveInterrupted) as stopped:
+            solver.solve(game.new_state(), openings=True)
+        proven, bounds = stopped.value.proven, stopped.value.move_bounds
+        # every bound holds, and the best so far are the moves proven to keep the value
+        assert all(low <= exact[move] <= high for move, (low, high) in bounds.items())
+        values = {move: low for move, (low, high) in bounds.items() if low == high}
+        assert proven is not None
+        assert proven.best == [move for move in values if exact[move] == 0]
+        if len(values) < len(bounds):
+            break
+    assert values and len(values) < len(exact)
 
 
 def test_the_default_search() -> None:
@@ -595,6 +606,24 @@ def test_solve_out_of_time_gives_the_bounds_so_far() -> None:
     for bound in (data["lower"], data["upper"]):
         assert bound is None or -12 <= bound <= 12
     assert "out of time: the value lies between" in result.stderr
+
+
+def test_solve_stopped_among_the_moves_gives_what_it_proved_of_each(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    proven = ProvenValue(5, 0.5, best=["2"], not_best=["1"])
+    bounds = {"1": (float("-inf"), -3.0), "2": (1.0, 1.0), "3": (-1.0, float("inf"))}
+
+    def stopped(self: Solver, state: State, openings: bool = False) -> Solution:
+        raise SolveInterrupted(1.0, 1.0, 9, 0.9, True, proven, move_bounds=bounds)
+
+    monkeypatch.setattr(Solver, "solve", stopped)
+    result = runner.invoke(app, ["solve", "alak", "--size", "3", "--json", "-q"])
+    assert result.exit_code == 124
+    data = json.loads(result.stdout)
+    # null: no bound on that side (JSON has no infinity)
+    assert data["move_bounds"] == {"1": [None, -3], "2": [1, 1], "3": [-1, None]}
+    assert "moves so far: 1: at most -3, 2: 1, 3: at least -1" in result.stderr
 
 
 def test_solve_names_an_unknown_search() -> None:

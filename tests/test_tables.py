@@ -64,14 +64,15 @@ def test_the_markdown_shows_values_openings_bounds_and_claims() -> None:
                                   "upper": 10.0, "nodes": 9}}
     )
     assert "value 0; the openings not all solved" in text
-    # openings out of time: the values found so far, the best worth the value, the rest "?"
-    assert "| 6 | 0 | **1:0** 2:-2 3:? 4:? 5:? **6:0** (?: not solved in 60 s) | 9 | 0.10 |" in (
-        render({"alak-baljeu-6": {
-            "status": "solved", "value": 0.0, "best_moves": ["1", "6"],
-            "openings_max_seconds": 60, "moves_so_far": {"1": 0.0, "2": -2.0}, "nodes": 9,
-            "seconds": 0.1,
-        }})
-    )
+    # openings out of time: what was proven of each, the best worth the value, the rest "?"
+    assert (
+        "| 6 | 0 | **1:0** 2:-2 3:≤-1 4:≥-4 5:-3…-1 **6:0** (not all solved in 60 s) | 9 | 0.10 |"
+    ) in render({"alak-baljeu-6": {
+        "status": "solved", "value": 0.0, "best_moves": ["1", "6"], "openings_max_seconds": 60,
+        "move_bounds": {"1": [0.0, 0.0], "2": [-2.0, -2.0], "3": [None, -1.0], "4": [-4.0, None],
+                        "5": [-3.0, -1.0]},
+        "nodes": 9, "seconds": 0.1,
+    }})
     # a value proven before its best moves ran out of time is shown with its own cost
     assert "| 8 | value +3; its moves not all solved in 30 s |" in text
     assert (
@@ -81,6 +82,14 @@ def test_the_markdown_shows_values_openings_bounds_and_claims() -> None:
         **RESULTS["alak-tromp-taylor-8"], "value_seconds": 12.5, "value_nodes": 4000,
         "best_so_far": ["2", "7"], "not_best": ["1"],
     }})
+    # and so are the moves' bounds, where the job stopped while searching them
+    assert "(value in [1, 2]; moves so far: 1:≤-3 2:+1…+2 3:-2 pass:≥-2) |" in render({
+        "alak-tromp-taylor-12": {
+            "status": "timeout", "max_seconds": 30, "lower": 1.0, "upper": 2.0, "nodes": 9,
+            "move_bounds": {"pass": [-2.0, None], "3": [-2.0, -2.0], "2": [1.0, 2.0],
+                            "1": [None, -3.0]},
+        }
+    })
     assert "not measured yet" in text
 
 

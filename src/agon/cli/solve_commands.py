@@ -31,6 +31,7 @@ from agon.solve.checkpoint import Work
 from agon.solve.parallel import solve_moves_in_workers
 from agon.solve.quality import QualityReport, measure_quality
 from agon.solve.solver import (
+    Bounds,
     Search,
     Solution,
     SolveInterrupted,
@@ -218,6 +219,8 @@ def solve(
             fail(str(error))
         except SolveInterrupted as stop:
             typer.echo(f"{stop} (Black's margin), after {stop.nodes:,} nodes", err=True)
+            if stop.move_bounds:
+                typer.echo(f"moves so far: {_move_bounds_text(stop.move_bounds)}", err=True)
             if as_json:
                 stopped: dict[str, object] = {
                     "stopped": stop.reason,
@@ -230,6 +233,11 @@ def solve(
                     stopped["value_seconds"] = round(stop.proven.seconds, 3)
                     stopped["best_so_far"] = stop.proven.best
                     stopped["not_best"] = stop.proven.not_best
+                if stop.move_bounds:
+                    stopped["move_bounds"] = {
+                        move: [_bound(lower), _bound(upper)]
+                        for move, (lower, upper) in stop.move_bounds.items()
+                    }
                 typer.echo(json.dumps(_with_earlier_work(stopped, stop.earlier)))
             raise typer.Exit(_exit_status(stop)) from None
         perfect = None
@@ -252,6 +260,21 @@ def solve(
             typer.echo(text)
         if perfect is not None and perfect.stopped is not None:
             raise typer.Exit(_exit_status(perfect.stopped))
+
+
+def _move_bounds_text(move_bounds: dict[str, Bounds]) -> str:
+    """What a stopped solve proved of each move, as Black's margin."""
+
+    def proven(lower: float, upper: float) -> str:
+        if lower == upper:
+            return format_points(lower)
+        if math.isinf(lower):
+            return "at most " + format_points(upper)
+        if math.isinf(upper):
+            return "at least " + format_points(lower)
+        return f"{format_points(lower)} to {format_points(upper)}"
+
+    return ", ".join(f"{move}: {proven(*bounds)}" for move, bounds in move_bounds.items())
 
 
 def _with_earlier_work(data: dict[str, Any], earlier: Work) -> dict[str, Any]:

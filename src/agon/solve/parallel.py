@@ -30,6 +30,7 @@ from agon.core.workers import (
 from agon.games.alternator import Alternator
 from agon.solve.checkpoint import Work
 from agon.solve.solver import (
+    NO_BOUNDS,
     Progress,
     ProvenValue,
     Search,
@@ -177,9 +178,9 @@ def _stopped(
     state: State, moves: list[Move], results: list[MoveResult], started: float,
     timed_out: bool,
 ) -> SolveInterrupted:
-    """The position's bounds from its moves' (a move not reported yet bounds nothing). Where
-    they meet, the value is proven: the moves proven to reach it keep it, and those proven
-    not to reach it do not (the others are not known yet)."""
+    """The position's bounds from its moves' (a move not reported yet bounds nothing), with
+    the moves' own. Where they meet, the value is proven: the moves proven to reach it keep
+    it, and those proven not to reach it do not (the others are not known yet)."""
     lowers = {move: float("-inf") for move in moves}
     uppers = {move: float("inf") for move in moves}
     for result in results:
@@ -187,6 +188,11 @@ def _stopped(
     choice = _movers_choice(state)
     lower, upper = choice(lowers.values()), choice(uppers.values())
     nodes, seconds = sum(result.nodes for result in results), time.monotonic() - started
+    name = state.game.format_move
+    move_bounds = {
+        name(move): (lowers[move], uppers[move]) for move in moves
+        if (lowers[move], uppers[move]) != NO_BOUNDS
+    }
     proven = None
     if lower == upper:
         black = state.to_move is Player.BLACK
@@ -197,15 +203,14 @@ def _stopped(
                 return lowers[move], uppers[move]
             return -uppers[move], -lowers[move]
 
-        value, name = (lower if black else -lower), state.game.format_move
+        value = lower if black else -lower
         proven = ProvenValue(
             nodes, seconds,
             best=[name(move) for move in moves if movers_view(move)[0] >= value],
             not_best=[name(move) for move in moves if movers_view(move)[1] < value],
-            values={name(move): lowers[move] for move in moves if lowers[move] == uppers[move]},
         )
     return SolveInterrupted(
-        lower, upper, nodes, seconds, timed_out, proven, _earlier_work(results)
+        lower, upper, nodes, seconds, timed_out, proven, _earlier_work(results), move_bounds
     )
 
 

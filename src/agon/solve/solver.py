@@ -51,8 +51,13 @@ from agon.solve.symmetry import Symmetries, symmetries_for
 
 Progress = Callable[[str], None]
 """Where a long solve reports how it goes (a line at a time)."""
-Searching = Generator[None, None, int]
-"""A search run a round at a time (``next``), its result the generator's return value."""
+Searching = Generator[tuple[int, int], None, int]
+"""A search run a round at a time (``next``, which gives the bounds proven so far: units, from
+the view of the side to move where it searches), its result the generator's return value."""
+Bounds = tuple[float, float]
+"""Black's margin proven at least the first and at most the second (±infinity: no bound)."""
+NO_BOUNDS: Bounds = (float("-inf"), float("inf"))
+"""Nothing proven."""
 
 MAX_CHUNK_FACTOR = 10
 """A chunk of search runs at most this many times ``chunk_seconds``."""
@@ -141,8 +146,6 @@ class ProvenValue:
     seconds: float
     best: list[str]
     not_best: list[str]
-    values: dict[str, float] = field(default_factory=dict)
-    """The moves' values found so far (Black's margin), where every move's was asked for."""
 
     def __str__(self) -> str:
         found = f"best so far: {', '.join(self.best) or 'none'}"
@@ -166,11 +169,15 @@ class SolveInterrupted(Exception):
     def __init__(
         self, lower: float, upper: float, nodes: int, seconds: float, timed_out: bool,
         proven: ProvenValue | None = None, earlier: Work | None = None,
+        move_bounds: dict[str, Bounds] | None = None,
     ) -> None:
         self.lower, self.upper, self.nodes, self.seconds = lower, upper, nodes, seconds
         self.timed_out, self.proven = timed_out, proven
         self.earlier = earlier or Work()
         """The work of the earlier runs this one went on from (``nodes`` is this run's)."""
+        self.move_bounds = move_bounds or {}
+        """The root's moves (by name, in move order) with a bound proven on the position after
+        them, where its moves were being searched: equal bounds are the move's value."""
         if proven is None:
             found = f"the value lies between {_bound_text(lower)} and {_bound_text(upper)}"
         else:
@@ -209,6 +216,19 @@ class Solution:
     def result_margin(self) -> float:
         """Black's margin with perfect play under the variant's komi."""
         return self.value - (self.komi or 0.0)
+
+
+@dataclass
+class _MoveChecks:
+    """What the searches of a position's moves have found so far (:meth:`Solver._moves`)."""
+
+    keeps: dict[Move, bool] = field(default_factory=dict)
+    """Whether each move settled so far keeps the position's value."""
+    values: dict[Move, float] | None = None
+    """Each move's value settled so far (Black's margin), where every move's value is asked
+    for (else None)."""
+    bounds: dict[Move, tuple[int, int]] = field(default_factory=dict)
+    """Each move's bounds proven so far: units, from the view of the side to move after it."""
 
 
 @dataclass
@@ -528,15 +548,14 @@ class Solver:
             first = estimate + 1 if estimate <= lower else estimate
             first = min(max(first, lower + 1), upper)
             settled = settle(_tests_near(first, lower, upper))
-            yield
-            if settled is None:
-                continue
-            beta, result = settled
-            if result >= beta:
-                lower = result
-            else:
-                upper = result
-            estimate = result
+            if settled is not None:
+                beta, result = settled
+                if result >= beta:
+                    lower = result
+                else:
+                    upper = result
+                estimate = result
+            yield lower, upper
         return lower
 
     def _probe_rounds(
@@ -552,7 +571,7 @@ class Solver:
                 value = self._probe_at(array, sign, alpha, beta, depth, buffers)
                 if value != K.UNKNOWN:
                     return value
-                yield
+                yield -bound, bound
             raise AssertionError("unreachable: the deepening ends with a full-depth search")
         test = self._new_test(array, beta)
         while True:
@@ -560,7 +579,7 @@ class Solver:
             settled = self._turn(array, sign, test, buffers)
             if settled is not None:
                 return settled
-            yield
+            yield -bound, bound
 
     def _new_test(self, array: Array, beta: int) -> _Test:
         depths = self._deepening(array)
@@ -639,9 +658,24 @@ class Solver:
         return value
 
     def _stopped(self, timed_out: bool) -> SolveInterrupted:
-        low, high = sorted(self._report_value(self._sign * b) for b in self._bounds)
+        low, high = self._black_bounds(self._sign, self._bounds)
         seconds = time.monotonic() - self._clock.started
         return SolveInterrupted(low, high, self.nodes, seconds, timed_out, earlier=self.earlier)
+
+    def _proven(self, bounds: tuple[int, int]) -> tuple[int, int]:
+        """Bounds in units with the game's own (every margin lies within them) made infinite:
+        nothing was proven there."""
+        largest = int(self.control[K.C_MAX_VALUE])
+        return (
+            -K.INFINITY if bounds[0] <= -largest else bounds[0],
+            K.INFINITY if bounds[1] >= largest else bounds[1],
+        )
+
+    def _black_bounds(self, sign: int, bounds: tuple[int, int]) -> Bounds:
+        """Bounds in units from the view of the side to move (``sign`` as :meth:`value` takes
+        it) as Black's margin."""
+        low, high = sorted(self._report_value(sign * bound) for bound in bounds)
+        return low, high
 
     def _report_value(self, units: int) -> float:
         """Black's margin as reported, from Black's view in units (±infinity kept)."""
@@ -729,8 +763,7 @@ class Solver:
             return
         self._clock.last_report = now
         seconds = now - self._clock.started
-        bounds = sorted(self._report_value(self._sign * b) for b in self._bounds)
-        text = ", ".join(_bound_text(b) for b in bounds)
+        text = ", ".join(_bound_text(b) for b in self._black_bounds(self._sign, self._bounds))
         self.progress(
             f"{self.nodes:,} nodes in {seconds:.0f}s ({self.nodes / max(seconds, 1e-9):,.0f}/s), "
             f"{self._method}, value{self._target} in [{text}] (Black's margin)"
@@ -757,10 +790,9 @@ class Solver:
         array, black_view, value = self._start_solving(state)
         value_nodes = self.nodes - nodes_before
         value_seconds = time.monotonic() - self._clock.started
-        keeps: dict[Move, bool] = {}
-        move_values: dict[Move, float] | None = {} if openings else None
+        checks = _MoveChecks(values={} if openings else None)
         try:
-            best = self._moves(array, black_view, value, keeps, move_values)
+            best = self._moves(array, black_view, value, checks)
         except SolveInterrupted as stop:
             # the position's own value is proven: report it, not the move being searched
             known = self._report_value(black_view * value)
@@ -768,18 +800,22 @@ class Solver:
             moves, name = self.legal_moves(array), self.game.format_move
             proven = ProvenValue(
                 value_nodes, value_seconds,
-                best=[name(move) for move in moves if keeps.get(move) is True],
-                not_best=[name(move) for move in moves if keeps.get(move) is False],
-                values={name(move): move_values[move] for move in moves
-                        if move_values is not None and move in move_values},
+                best=[name(move) for move in moves if checks.keeps.get(move) is True],
+                not_best=[name(move) for move in moves if checks.keeps.get(move) is False],
             )
+            found = (
+                (name(move), self._black_bounds(-black_view, self._proven(checks.bounds[move])))
+                for move in moves if move in checks.bounds
+            )
+            move_bounds = {move: bounds for move, bounds in found if bounds != NO_BOUNDS}
             raise SolveInterrupted(
-                known, known, stop.nodes, stop.seconds, stop.timed_out, proven, self.earlier
+                known, known, stop.nodes, stop.seconds, stop.timed_out, proven, self.earlier,
+                move_bounds,
             ) from None
         return Solution(
             value=self._report_value(black_view * value),
             best_moves=best,
-            move_values=move_values,
+            move_values=checks.values,
             nodes=self.nodes - nodes_before,
             seconds=time.monotonic() - self._clock.started,
             komi=self.game.komi if isinstance(self.game, Alternator) else None,
@@ -790,28 +826,31 @@ class Solver:
         """One move that keeps the value of ``state`` (which must not be over): the first
         whose check settles, so cheaper than :meth:`solve`, which checks every move."""
         array, black_view, value = self._start_solving(state)
-        return self._moves(array, black_view, value, {}, None, first_only=True)[0]
+        return self._moves(array, black_view, value, _MoveChecks(), first_only=True)[0]
 
     def _moves(
-        self, array: Array, black_view: int, value: int, keeps: dict[Move, bool],
-        move_values: dict[Move, float] | None, first_only: bool = False,
+        self, array: Array, black_view: int, value: int, checks: _MoveChecks,
+        first_only: bool = False,
     ) -> list[Move]:
-        """The best moves of a position whose value (units, mover's view) is known. Move by
-        move as they are settled, ``keeps`` gets whether each keeps the value, and
-        ``move_values`` (where given: every move's value is asked for) each one's value
-        (Black's margin). The moves' searches take turns a round at a time, so the cheap ones
-        are settled first and no hard one holds the others up; with ``first_only`` they stop
-        at the first best move found (which is then the only one returned)."""
+        """The best moves of a position whose value (units, mover's view) is known, recording
+        in ``checks`` what each move's search finds as it goes (every move's value where
+        ``checks.values`` is given). The moves' searches take turns a round at a time, so the
+        cheap ones are settled first and no hard one holds the others up; with ``first_only``
+        they stop at the first best move found (which is then the only one returned)."""
         moves = self.legal_moves(array)
         buffers = self._buffers(array)  # (the moves' positions have fewer plies left)
+        keeps, move_values = checks.keeps, checks.values
+        largest = int(self.control[K.C_MAX_VALUE])
         if move_values is None:
 
             def checked(move: Move, result: int) -> bool:
-                # the move keeps the value iff the opponent's value is at most -value
+                # the move keeps the value iff the opponent's value is at most -value (and
+                # then it is -value: no move does better than the position's value)
                 keeps[move] = result <= -value
+                checks.bounds[move] = (-value, -value) if keeps[move] else (result, largest)
                 return first_only and keeps[move]
 
-            self._take_turns(array, " (is it best?)", checked, {
+            self._take_turns(array, " (is it best?)", checked, checks.bounds, {
                 move: self._probe_rounds(array, -black_view, -value, -value + 1, buffers)
                 for move in moves
             })
@@ -820,9 +859,10 @@ class Solver:
         def valued(move: Move, result: int) -> bool:
             move_values[move] = self._report_value(-black_view * result)
             keeps[move] = -result == value
+            checks.bounds[move] = (result, result)
             return False
 
-        self._take_turns(array, "", valued, {
+        self._take_turns(array, "", valued, checks.bounds, {
             move: self._value_rounds(array, -black_view, -value, buffers) for move in moves
         })
         for move in moves:  # in move order, not the order they were settled in
@@ -831,11 +871,12 @@ class Solver:
 
     def _take_turns(
         self, array: Array, asking: str, settled: Callable[[Move, int], bool],
-        searches: dict[Move, Searching],
+        bounds: dict[Move, tuple[int, int]], searches: dict[Move, Searching],
     ) -> None:
         """Run the searches of the positions after ``searches``' moves a round each in turn,
-        handing each result (the opponent's view) to ``settled`` as it comes, until all are
-        settled or ``settled`` says it has what it needs (returns True)."""
+        keeping in ``bounds`` what each round has proven and handing each result (both in the
+        opponent's view) to ``settled`` as it comes, until all are settled or ``settled`` says
+        it has what it needs (returns True)."""
         play, undo, params = self.twin.play, self.twin.undo, self.twin.params
         while searches:
             for move, searching in list(searches.items()):
@@ -843,7 +884,7 @@ class Solver:
                 play(params, array, move)
                 enough = False
                 try:
-                    next(searching)
+                    bounds[move] = next(searching)
                 except StopIteration as done:
                     del searches[move]
                     enough = settled(move, int(done.value))

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import fnmatch
 import json
+import math
 import platform
 import time
 from collections.abc import Callable, Iterator
@@ -26,6 +27,7 @@ from agon.games.alternator import Alternator
 from agon.solve.checkpoint import Work
 from agon.solve.quality import measure_quality
 from agon.solve.solver import (
+    Bounds,
     Progress,
     SolveInterrupted,
     Solver,
@@ -164,6 +166,8 @@ def _solution_record(job: Job, solver: Solver, max_seconds: float) -> dict[str, 
             timeout["value_seconds"] = round(stop.proven.seconds, 2)
             timeout["best_so_far"] = stop.proven.best
             timeout["not_best"] = stop.proven.not_best
+        if stop.move_bounds:
+            timeout["move_bounds"] = move_bounds_json(stop.move_bounds)
         return timeout
     game = job.game
     record: dict[str, Any] = {
@@ -181,8 +185,8 @@ def _solution_record(job: Job, solver: Solver, max_seconds: float) -> dict[str, 
             if not stop.timed_out:
                 raise KeyboardInterrupt from None
             record["openings_max_seconds"] = round(solver.max_seconds)
-            if stop.proven is not None:
-                record["moves_so_far"] = stop.proven.values
+            if stop.move_bounds:
+                record["move_bounds"] = move_bounds_json(stop.move_bounds)
         else:
             assert openings.move_values is not None
             record["moves"] = {game.format_move(m): v for m, v in openings.move_values.items()}
@@ -199,6 +203,14 @@ def _solution_record(job: Job, solver: Solver, max_seconds: float) -> dict[str, 
     if lines:
         record["lines"] = lines
     return record
+
+
+def move_bounds_json(bounds: dict[str, Bounds]) -> dict[str, list[float | None]]:
+    """Moves' bounds as JSON holds them: ``[lower, upper]``, null where a side is unbounded."""
+    return {
+        move: [None if math.isinf(bound) else bound for bound in pair]
+        for move, pair in bounds.items()
+    }
 
 
 def _load(path: Path) -> dict[str, Any]:
@@ -507,9 +519,27 @@ def _point_order(opening: tuple[str, float]) -> tuple[int, int]:
     return (1, 0) if move == "pass" else (0, int(move))
 
 
+def _bounds_text(lower: float | None, upper: float | None) -> str:
+    """A move's bounds (as :func:`move_bounds_json` keeps them) in a table cell."""
+    if lower is not None and upper is not None:
+        return _signed(lower) if lower == upper else f"{_signed(lower)}…{_signed(upper)}"
+    if upper is not None:
+        return f"≤{_signed(upper)}"
+    return "?" if lower is None else f"≥{_signed(lower)}"
+
+
+def _moves_so_far(record: dict[str, Any]) -> str:
+    """The moves with a bound proven when a job stopped, in board order."""
+    return " ".join(
+        f"{move}:{_bounds_text(*bounds)}"
+        for move, bounds in sorted(record["move_bounds"].items(), key=_point_order)
+    )
+
+
 def _unsolved(record: dict[str, Any] | None) -> str:
     if record is None:
         return "not attempted"
+    moves = f"; moves so far: {_moves_so_far(record)}" if "move_bounds" in record else ""
     low, high = _points(record["lower"]), _points(record["upper"])
     if record["lower"] == record["upper"]:
         seconds = record["max_seconds"]
@@ -523,12 +553,12 @@ def _unsolved(record: dict[str, Any] | None) -> str:
             checked += ")"
         return (
             f"value {_signed(record['lower'])}{cost}; its moves not all solved in {seconds:g} s"
-            f"{_table(record)}{checked}"
+            f"{_table(record)}{checked}{moves}"
         )
     bounds = f"value in [{low}, {high}]"
     if -record["lower"] == record["upper"] == float("inf"):
         bounds = "no bound proven"
-    return f"not solved in {record['max_seconds']:g} s{_table(record)} ({bounds})"
+    return f"not solved in {record['max_seconds']:g} s{_table(record)} ({bounds}{moves})"
 
 
 def _alternator_section(results: dict[str, Any]) -> list[str]:
@@ -568,7 +598,8 @@ def _alak_section(results: dict[str, Any]) -> list[str]:
         "Values are Black's margin with perfect play (komi 0), from the empty board. "
         "*Openings* give Black's margin after each first move (points 1…N, `pass`); the best "
         "are in bold. Where the weaker openings took too long, only the best are given, or the "
-        "openings valued in time with `?` for the others. Nodes "
+        "openings valued in time with what was proven of the others (`≤`, `≥`, `a…b`; `?`: "
+        "nothing). Nodes "
         "and seconds count the value, the best moves and the openings given.",
         "",
     ]
@@ -593,15 +624,15 @@ def _alak_section(results: dict[str, Any]) -> list[str]:
                     f"**{m}:{_signed(v)}**" if m in best else f"{m}:{_signed(v)}"
                     for m, v in sorted(record["moves"].items(), key=_point_order)
                 )
-            elif "moves_so_far" in record:
-                # the best moves are worth the value; the others not solved in time are "?"
-                known = {**record["moves_so_far"], **dict.fromkeys(best, record["value"])}
+            elif "move_bounds" in record:
+                # the best moves are worth the value; the others show what was proven in time
+                known = record["move_bounds"]
                 game = Alak(size, rules, edge)
                 openings = " ".join(
-                    f"**{m}:{_signed(known[m])}**" if m in best
-                    else f"{m}:{_signed(known[m])}" if m in known else f"{m}:?"
+                    f"**{m}:{_signed(record['value'])}**" if m in best
+                    else f"{m}:{_bounds_text(*known[m])}" if m in known else f"{m}:?"
                     for m in map(game.format_move, game.new_state().legal_moves())
-                ) + f" (?: not solved in {record['openings_max_seconds']:g} s)"
+                ) + f" (not all solved in {record['openings_max_seconds']:g} s)"
             else:
                 seconds = record["openings_max_seconds"]
                 openings = (
