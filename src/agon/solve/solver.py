@@ -73,9 +73,9 @@ NEIGHBOUR_TESTS = 2
 NUMBERS_BITS = 22
 """The proof-number search's table of proof and disproof numbers has 2**NUMBERS_BITS buckets of
 two entries (24 bytes each, 200 MB), or as many as the transposition table where that has
-more. Value only, chunks of fixed size: baljeu 1 × 8 with edge capture takes 15.7 million nodes
-with 2**16 buckets, 5.2 million with 2**21 and 3.45 million with 2**22 or more; tromp-taylor
-1 × 11, 0.86, 0.85 and 0.51 million."""
+more. Its size once mattered (baljeu 1 × 8: 15.7 million nodes with 2**16 buckets, 3.45 million
+with 2**22); with today's search it barely does (docs/solver.md: 118,100 nodes with 2**10,
+128,500 with 2**22)."""
 FIRST_TURN_NODES = 20_000
 """Nodes of a test's first proof-number turn (:meth:`Solver._turn`); each next turn doubles."""
 ALPHA_BETA_SHARE = 4
