@@ -405,9 +405,12 @@ def test_a_solve_whose_best_moves_run_out_of_time_reports_its_value_and_moves_so
 
     def out_of_time(array: object, black_view: int, value: int, checks: _MoveChecks) -> None:
         # points 1 and 3 checked (after them White reaches at least 1 unit, and 0), 4 under
-        # way with nothing proven yet beyond the game's own bounds
+        # way with nothing proven yet beyond the game's own bounds, and (made up) a value of
+        # the largest margin after 2
         checks.keeps.update({0: False, 2: True})
-        checks.bounds.update({0: (1, largest), 2: (0, 0), 3: (-largest, largest)})
+        checks.bounds.update(
+            {0: (1, largest), 1: (-largest, -largest), 2: (0, 0), 3: (-largest, largest)}
+        )
         assert checks.values is None  # not asked for
         raise SolveInterrupted(-5, 5, 1, 0.1, timed_out=True)
 
@@ -420,7 +423,9 @@ def test_a_solve_whose_best_moves_run_out_of_time_reports_its_value_and_moves_so
     assert proven is not None and proven.nodes > 0
     assert (proven.best, proven.not_best) == (["3"], ["1"])
     # as Black's margins, with nothing shown where nothing beyond the game's bounds is known
-    assert stopped.value.move_bounds == {"1": (float("-inf"), -1 / solver.scale), "3": (0, 0)}
+    assert stopped.value.move_bounds == {
+        "1": (float("-inf"), -1 / solver.scale), "2": (5, 5), "3": (0, 0)
+    }
     assert "the value is 0 (proven in" in str(stopped.value)
     assert "best moves were not all checked (best so far: 3; not best: 1)" in str(stopped.value)
 

@@ -664,12 +664,13 @@ class Solver:
 
     def _proven(self, bounds: tuple[int, int]) -> tuple[int, int]:
         """Bounds in units with the game's own (every margin lies within them) made infinite:
-        nothing was proven there."""
+        nothing was proven there. A value (equal bounds) stays as it is."""
         largest = int(self.control[K.C_MAX_VALUE])
-        return (
-            -K.INFINITY if bounds[0] <= -largest else bounds[0],
-            K.INFINITY if bounds[1] >= largest else bounds[1],
-        )
+        lower, upper = bounds
+        if lower == upper:
+            return bounds
+        lower = -K.INFINITY if lower <= -largest else lower
+        return lower, K.INFINITY if upper >= largest else upper
 
     def _black_bounds(self, sign: int, bounds: tuple[int, int]) -> Bounds:
         """Bounds in units from the view of the side to move (``sign`` as :meth:`value` takes
