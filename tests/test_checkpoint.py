@@ -22,6 +22,7 @@ from agon.games.alak.rules import AlakRules
 from agon.solve import solver as solver_module
 from agon.solve import tables
 from agon.solve.checkpoint import Work, load_tables
+from agon.solve.parallel import move_tables_file, solve_moves_in_workers
 from agon.solve.solver import Search, SolveInterrupted, Solver
 from agon.solve.tables import Job, generate_tables
 
@@ -330,11 +331,13 @@ def test_tables_give_a_job_with_saved_tables_another_run(
 
     def out_of_time(
         job: Job, max_seconds: float, progress: object, table_bits: object,
-        checkpoint: Path | None, resume: bool,
+        checkpoint: Path | None, resume: bool, move_jobs: int,
     ) -> dict[str, Any]:
         runs.append((max_seconds, checkpoint, resume))
         if checkpoint is not None:
-            checkpoint.write_text("tables")
+            # where moves are solved apart, each keeps a file of its own beside the job's
+            kept = checkpoint if move_jobs == 1 else move_tables_file(checkpoint, "1")
+            kept.write_text("tables")
         return {"status": "timeout", "max_seconds": max_seconds, "lower": -1.0, "upper": 1.0,
                 "nodes": 1}
 
@@ -351,3 +354,54 @@ def test_tables_give_a_job_with_saved_tables_another_run(
     generate_tables(out, 10.0, fresh=True, progress=None, checkpoints=kept)
     path = kept / "alak-baljeu-2.npz"
     assert runs[1:] == [(10.0, path, True), (10.0, path, True), (10.0, path, False)]
+
+
+def test_tables_give_a_job_with_its_moves_tables_kept_another_run(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def only_one_job() -> list[Job]:
+        return [Job("alak-baljeu-2", Alak(2))]
+
+    monkeypatch.setattr(tables, "jobs", only_one_job)
+    runs: list[tuple[Path | None, bool, int]] = []
+
+    def out_of_time(
+        job: Job, max_seconds: float, progress: object, table_bits: object,
+        checkpoint: Path | None, resume: bool, move_jobs: int,
+    ) -> dict[str, Any]:
+        runs.append((checkpoint, resume, move_jobs))
+        assert checkpoint is not None
+        move_tables_file(checkpoint, "1").write_text("tables")
+        return {"status": "timeout", "max_seconds": max_seconds, "lower": -1.0, "upper": 1.0,
+                "nodes": 1}
+
+    monkeypatch.setattr(tables, "_solve", out_of_time)
+    out, kept = tmp_path / "results.md", tmp_path / "kept"
+    kept.mkdir()
+    for _ in range(2):  # the second run finds the move's file: it goes on from it
+        generate_tables(out, 5.0, fresh=False, progress=None, checkpoints=kept, move_jobs=2)
+    assert runs == [(kept / "alak-baljeu-2.npz", True, 2)] * 2
+    # one process at a time would look for the job's own file, which is not there
+    generate_tables(out, 5.0, fresh=False, progress=None, checkpoints=kept)
+    assert len(runs) == 2
+    with pytest.raises(AgonError, match="--jobs and --move-jobs cannot be combined"):
+        generate_tables(out, 5.0, fresh=False, progress=None, workers=2, move_jobs=2)
+
+
+def test_a_job_solved_move_by_move_goes_on_from_each_moves_tables_and_drops_them(
+    tmp_path: Path,
+) -> None:
+    job = Job("alak-traditional-7", GAME, openings=True)
+    path = tmp_path / f"{job.key}.npz"
+    first = solve_moves_in_workers(GAME, GAME.new_state(), 2, BITS, tables_file=path)
+    files = sorted(path.parent.iterdir())
+    assert len(files) == 5  # moves 1-4 (5-7 are their mirror images) and the pass
+    solved = tables._solve(job, 600.0, None, BITS, path, True, 2)
+    assert (solved["value"], solved["moves_apart"]) == (first.value, 2)
+    assert solved["moves"] == {GAME.format_move(m): v for m, v in first.move_values.items()}
+    assert solved["earlier"]["nodes"] == first.nodes  # every move went on from its file
+    assert not any(path.parent.iterdir())  # a solved job's tables are not kept
+    # and without resume, a move's file is not gone on from
+    solve_moves_in_workers(GAME, GAME.new_state(), 2, BITS, tables_file=path)
+    again = tables._solve(job, 600.0, None, BITS, path, False, 2)
+    assert "earlier" not in again and again["nodes"] >= first.nodes // 2

@@ -212,6 +212,34 @@ def test_workers_solve_families_at_once_to_the_same_results(
     ]
 
 
+def test_moves_solved_apart_give_the_same_results_and_say_so(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(tables, "jobs", _jobs)
+    alone, apart = tmp_path / "alone.md", tmp_path / "apart.md"
+    generate_tables(alone, 10.0, fresh=False, progress=None)
+    generate_tables(apart, 10.0, fresh=False, progress=None, move_jobs=2)
+    by_one = json.loads(alone.with_suffix(".json").read_text())["jobs"]
+    by_moves = json.loads(apart.with_suffix(".json").read_text())["jobs"]
+    assert by_moves.keys() == by_one.keys()
+    for key, record in by_moves.items():
+        assert record["moves_apart"] == 2
+        assert (record["value"], record["best_moves"], record.get("moves")) == (
+            by_one[key]["value"], by_one[key]["best_moves"], by_one[key].get("moves")
+        )
+    assert "| 3 | +1 | 1:-1 **2:+1** 3:-1 | " in apart.read_text()
+    assert " (each move solved apart, 2 at once) |" in apart.read_text()
+
+
+def test_a_job_with_lines_gets_them_with_its_moves_solved_apart() -> None:
+    job = Job("claim-traditional-6", Alak(6, tables.AlakRules.TRADITIONAL), openings=True,
+              lines_after=("3",))
+    record = tables._solve(job, 60.0, None, 14, move_jobs=2)
+    # the seed's 6-point claim: opening on 3 is a draw (docs/results.md)
+    assert record["value"] == 0 and record["moves"]["3"] == 0
+    assert record["lines"]["3"]["moves"][0] == "3" and record["lines"]["3"]["margin"] == 0
+
+
 def test_a_table_size_set_for_the_run_is_recorded_and_shown(tmp_path: Path) -> None:
     out = tmp_path / "results.md"
     generate_tables(out, 10.0, fresh=False, progress=None, only=("alak-baljeu-2",),

@@ -391,6 +391,15 @@ def tables(
             "width, an Alak rule set), each with its own tables: memory grows with them.",
         ),
     ] = 1,
+    move_jobs: Annotated[
+        int,
+        typer.Option(
+            "--move-jobs", min=1,
+            help="Solve each job's moves at once in this many worker processes, as agon solve "
+            "--jobs does (each move with its own tables: more work, spread over cores; for "
+            "the largest boards). Not with --jobs.",
+        ),
+    ] = 1,
     checkpoints: Annotated[
         Path | None,
         typer.Option(
@@ -398,7 +407,8 @@ def tables(
             "(KEY.npz, as large as its table: 5 GB for Alak 9 with 2**22 buckets), saved "
             "every 30 minutes and when it stops; a job with a file there goes on from it, "
             "whatever time it had before (unless --fresh). Jobs given only a minute for "
-            "bounds keep none.",
+            "bounds keep none. With --move-jobs, each move's tables are kept beside KEY.npz "
+            "(KEY-after-MOVE.npz).",
             show_default=False,
         ),
     ] = None,
@@ -425,7 +435,7 @@ def tables(
         with terminate_as_interrupt():
             generate_tables(
                 out, max_seconds, fresh, None if quiet else stderr_progress, quality_positions,
-                tuple(only or ()), table_bits, jobs, checkpoints,
+                tuple(only or ()), table_bits, jobs, checkpoints, move_jobs,
             )
     except AgonError as error:
         fail(str(error))

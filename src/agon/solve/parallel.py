@@ -63,11 +63,13 @@ def solve_moves_in_workers(
     max_seconds: float | None = None,
     progress: Progress | None = None,
     tables_file: Path | None = None,
+    resume: bool = True,
 ) -> Solution:
     """The value, best moves and every move's value of ``state``, each move solved in one of
     ``workers`` processes; :class:`SolveInterrupted` (with the bounds the moves proved) when
     the time runs out or Ctrl-C stops it. With ``tables_file``, each move's solver keeps its
-    tables in :func:`move_tables_file` of it."""
+    tables in :func:`move_tables_file` of it, going on from that file where it exists (unless
+    not ``resume``: then it starts afresh and replaces it)."""
     moves = state.legal_moves()
     if not moves:  # the game is over: nothing to spread
         solver = Solver(game, table_bits, progress=progress, search=search)
@@ -100,7 +102,7 @@ def solve_moves_in_workers(
                 )
                 solving.submit(
                     move, _solve_move, game, state, move, table_bits, search, deadline, label,
-                    tables,
+                    tables, resume,
                 )
             try:
                 collect(solving)
@@ -135,12 +137,19 @@ def move_tables_file(tables_file: Path, move: str) -> Path:
     return tables_file.with_name(f"{tables_file.stem}-after-{move}{tables_file.suffix}")
 
 
+def kept_move_tables(tables_file: Path) -> list[Path]:
+    """The files a parallel solve keeps beside ``tables_file`` (:func:`move_tables_file`), as
+    they are on disk now."""
+    return sorted(tables_file.parent.glob(move_tables_file(tables_file, "*").name))
+
+
 def _solve_move(
     game: Game, state: State, move: Move, table_bits: int | None, search: Search | None,
-    deadline: float | None, progress: Progress | None, tables: Path | None,
+    deadline: float | None, progress: Progress | None, tables: Path | None, resume: bool,
 ) -> MoveResult:
     """One move's solve, in a worker: solved, or its bounds when the deadline passed or the
-    parent asked it to stop; with ``tables``, going on from that file and saving to it."""
+    parent asked it to stop; with ``tables``, going on from that file (with ``resume``) and
+    saving to it."""
     started = time.monotonic()
     child = state.copy()
     child.play(move)
@@ -149,7 +158,7 @@ def _solve_move(
         return MoveResult(move, float("-inf"), float("inf"), 0, 0.0)
     solver = Solver(game, table_bits, progress=progress, max_seconds=max_seconds, search=search)
     if tables is not None:
-        solver.go_on_from(tables, table_bits)
+        solver.go_on_from(tables, table_bits, resume)
     try:
         solution = solver.solve(child)
     except SolveInterrupted as stop:

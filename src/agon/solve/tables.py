@@ -19,16 +19,18 @@ from typing import Any, NamedTuple
 
 from agon.core.errors import AgonError
 from agon.core.files import replace_file
-from agon.core.game import Game, State, format_points
+from agon.core.game import Game, Move, State, format_points
 from agon.core.workers import WorkerResults, stop_and_wait, stop_signal, worker_pool
 from agon.games.alak import Alak
 from agon.games.alak.rules import AlakRules
 from agon.games.alternator import Alternator
 from agon.solve.checkpoint import Work
+from agon.solve.parallel import kept_move_tables, solve_moves_in_workers
 from agon.solve.quality import measure_quality
 from agon.solve.solver import (
     Bounds,
     Progress,
+    Solution,
     SolveInterrupted,
     Solver,
     labelled_progress,
@@ -118,7 +120,7 @@ def jobs() -> Iterator[Job]:
 
 def _solve(
     job: Job, max_seconds: float, progress: Progress | None, table_bits: int | None = None,
-    checkpoint: Path | None = None, resume: bool = True,
+    checkpoint: Path | None = None, resume: bool = True, move_jobs: int = 1,
 ) -> dict[str, Any]:
     """The value and best moves within ``max_seconds``, then (for jobs with openings) every
     move's value in the time left: a board whose weaker openings take too long still gets
@@ -126,9 +128,13 @@ def _solve(
     transposition table's default size, and is recorded. With a ``checkpoint`` file, a job
     that stops before it is solved saves its solver's tables there, and (with ``resume``)
     one whose file exists goes on from it (the record then says what the earlier runs did);
-    a solved job's file is deleted."""
-    bits = table_bits or (ALAK_TABLE_BITS if isinstance(job.game, Alak) else TABLE_BITS)
-    solver = Solver(job.game, bits, progress=progress, max_seconds=max_seconds)
+    a solved job's file is deleted. With ``move_jobs`` above one, the job's moves are solved
+    apart instead (:func:`_solve_moves_apart`)."""
+    if move_jobs > 1:
+        return _solve_moves_apart(
+            job, max_seconds, progress, table_bits, checkpoint, resume, move_jobs
+        )
+    solver = Solver(job.game, _bits(job, table_bits), progress=progress, max_seconds=max_seconds)
     if checkpoint is not None:
         solver.go_on_from(checkpoint, table_bits, resume)
         if solver.earlier.runs:
@@ -144,10 +150,55 @@ def _solve(
             checkpoint.unlink(missing_ok=True)
         else:
             solver.keep_tables(checkpoint)
+    return _with_run(record, table_bits, solver.earlier)
+
+
+def _solve_moves_apart(
+    job: Job, max_seconds: float, progress: Progress | None, table_bits: int | None,
+    checkpoint: Path | None, resume: bool, move_jobs: int,
+) -> dict[str, Any]:
+    """:func:`_solve` with every move of the job's position solved at once in ``move_jobs``
+    worker processes, each with tables of its own (:func:`solve_moves_in_workers`): more
+    work than one solver, spread over cores, for the largest boards. The value follows from
+    the moves' values, or from their bounds where they settle it; with a ``checkpoint``, each
+    move's solver keeps its tables beside it (:func:`~agon.solve.parallel.move_tables_file`),
+    deleted once the job
+    is solved. The record says its moves were solved apart."""
+    bits = _bits(job, table_bits)
+    try:
+        solution = solve_moves_in_workers(
+            job.game, job.state(), move_jobs, bits, None, max_seconds, progress, checkpoint,
+            resume,
+        )
+    except SolveInterrupted as stop:
+        record = _timeout_record(stop, max_seconds)
+        earlier = stop.earlier
+    else:
+        record = _solved_record(job.game, solution)
+        earlier = solution.earlier
+        if job.openings:
+            assert solution.move_values is not None
+            record["moves"] = _by_name(job.game, solution.move_values)
+        if job.lines_after:  # (the workers' tables are gone: the lines get a solver)
+            record["lines"] = _lines(job, Solver(job.game, bits, progress=progress))
+        if checkpoint is not None:
+            for path in kept_move_tables(checkpoint):
+                path.unlink()
+    record["moves_apart"] = move_jobs
+    return _with_run(record, table_bits, earlier)
+
+
+def _bits(job: Job, table_bits: int | None) -> int:
+    """The transposition table's size for ``job``: ``table_bits``, or the tables' default."""
+    return table_bits or (ALAK_TABLE_BITS if isinstance(job.game, Alak) else TABLE_BITS)
+
+
+def _with_run(record: dict[str, Any], table_bits: int | None, earlier: Work) -> dict[str, Any]:
+    """``record`` with the table size set for it, and the earlier runs it went on from."""
     if table_bits is not None:
         record["table_bits"] = table_bits
-    if solver.earlier.runs:
-        record["earlier"] = asdict(solver.earlier)
+    if earlier.runs:
+        record["earlier"] = asdict(earlier)
     return record
 
 
@@ -155,28 +206,9 @@ def _solution_record(job: Job, solver: Solver, max_seconds: float) -> dict[str, 
     try:
         solution = solver.solve(job.state())
     except SolveInterrupted as stop:
-        if not stop.timed_out:
-            raise KeyboardInterrupt from None
-        timeout: dict[str, Any] = {
-            "status": "timeout", "max_seconds": max_seconds, "lower": stop.lower,
-            "upper": stop.upper, "nodes": stop.nodes,
-        }
-        if stop.proven is not None:
-            timeout["value_nodes"] = stop.proven.nodes
-            timeout["value_seconds"] = round(stop.proven.seconds, 2)
-            timeout["best_so_far"] = stop.proven.best
-            timeout["not_best"] = stop.proven.not_best
-        if stop.move_bounds:
-            timeout["move_bounds"] = move_bounds_json(stop.move_bounds)
-        return timeout
+        return _timeout_record(stop, max_seconds)
     game = job.game
-    record: dict[str, Any] = {
-        "status": "solved",
-        "value": solution.value,
-        "best_moves": [game.format_move(m) for m in solution.best_moves],
-        "nodes": solution.nodes,
-        "seconds": round(solution.seconds, 2),
-    }
+    record = _solved_record(game, solution)
     if job.openings:
         solver.max_seconds = max_seconds - solution.seconds
         try:
@@ -189,10 +221,50 @@ def _solution_record(job: Job, solver: Solver, max_seconds: float) -> dict[str, 
                 record["move_bounds"] = move_bounds_json(stop.move_bounds)
         else:
             assert openings.move_values is not None
-            record["moves"] = {game.format_move(m): v for m, v in openings.move_values.items()}
+            record["moves"] = _by_name(game, openings.move_values)
             record["nodes"] += openings.nodes
             record["seconds"] = round(solution.seconds + openings.seconds, 2)
-    lines = {}
+    if job.lines_after:
+        record["lines"] = _lines(job, solver)
+    return record
+
+
+def _timeout_record(stop: SolveInterrupted, max_seconds: float) -> dict[str, Any]:
+    """The record of a job out of time: what was proven (a stop by Ctrl-C is no result: it
+    raises KeyboardInterrupt)."""
+    if not stop.timed_out:
+        raise KeyboardInterrupt from None
+    timeout: dict[str, Any] = {
+        "status": "timeout", "max_seconds": max_seconds, "lower": stop.lower,
+        "upper": stop.upper, "nodes": stop.nodes,
+    }
+    if stop.proven is not None:
+        timeout["value_nodes"] = stop.proven.nodes
+        timeout["value_seconds"] = round(stop.proven.seconds, 2)
+        timeout["best_so_far"] = stop.proven.best
+        timeout["not_best"] = stop.proven.not_best
+    if stop.move_bounds:
+        timeout["move_bounds"] = move_bounds_json(stop.move_bounds)
+    return timeout
+
+
+def _solved_record(game: Game, solution: Solution) -> dict[str, Any]:
+    return {
+        "status": "solved",
+        "value": solution.value,
+        "best_moves": [game.format_move(m) for m in solution.best_moves],
+        "nodes": solution.nodes,
+        "seconds": round(solution.seconds, 2),
+    }
+
+
+def _by_name(game: Game, move_values: dict[Move, float]) -> dict[str, float]:
+    return {game.format_move(move): value for move, value in move_values.items()}
+
+
+def _lines(job: Job, solver: Solver) -> dict[str, Any]:
+    """A line of perfect play after each of the job's ``lines_after`` beginnings."""
+    game, lines = job.game, {}
     for first in job.lines_after:
         state = job.state()
         line = game.parse_moves(first)
@@ -200,9 +272,7 @@ def _solution_record(job: Job, solver: Solver, max_seconds: float) -> dict[str, 
         line += perfect_play(solver, state)  # (played on state as it goes)
         lines[first] = {"moves": [game.format_move(m) for m in line], "end": state.end_reason,
                         "margin": state.margin}
-    if lines:
-        record["lines"] = lines
-    return record
+    return lines
 
 
 def move_bounds_json(bounds: dict[str, Bounds]) -> dict[str, list[float | None]]:
@@ -298,6 +368,7 @@ def generate_tables(
     table_bits: int | None = None,
     workers: int = 1,
     checkpoints: Path | None = None,
+    move_jobs: int = 1,
 ) -> None:
     """Solve what is not solved yet (within ``max_seconds`` each) and write ``out``; with
     ``quality_positions``, also measure the agents' move quality on that many positions.
@@ -308,11 +379,21 @@ def generate_tables(
     processes solve jobs of different families at once (each with its own tables). With
     ``checkpoints``, a folder, each job given the full ``max_seconds`` keeps its solver's
     tables there while it is not solved (``KEY.npz``), and a job with such a file goes on from
-    it, whatever time it had before (unless ``fresh``)."""
+    it, whatever time it had before (unless ``fresh``). With ``move_jobs`` above one, each
+    job's moves are solved apart in that many processes (:func:`_solve_moves_apart`; not with
+    ``workers``), each move's tables kept beside ``KEY.npz``."""
+    if workers > 1 and move_jobs > 1:
+        raise AgonError(
+            "--jobs and --move-jobs cannot be combined: spread either families or a job's moves"
+        )
     store = out.with_suffix(".json")
 
     def checkpoint(job: Job) -> Path | None:
         return None if checkpoints is None else checkpoints / f"{job.key}.npz"
+
+    def kept(path: Path) -> bool:
+        """Whether a checkpoint is there to go on from (one per move, where moves are apart)."""
+        return bool(kept_move_tables(path)) if move_jobs > 1 else path.exists()
 
     def selected(key: str) -> bool:
         return not only or any(fnmatch.fnmatchcase(key, pattern) for pattern in only)
@@ -359,7 +440,7 @@ def generate_tables(
                 # proven: only bounds are hoped for
                 budget = min(max_seconds, BOUNDS_SECONDS)
             path = checkpoint(job)
-            goes_on = not fresh and path is not None and path.exists()
+            goes_on = not fresh and path is not None and kept(path)
             done = saved is not None and (
                 saved["status"] == "solved" or (saved["max_seconds"] >= budget and not goes_on)
             )
@@ -376,8 +457,8 @@ def generate_tables(
     def solving(job: Job, budget: float) -> tuple[Any, ...]:
         """``_solve``'s arguments after ``progress`` for ``job`` (a checkpoint only for jobs
         given the full time: the others only look for bounds)."""
-        kept = checkpoint(job) if budget >= max_seconds else None
-        return table_bits, kept, not fresh
+        path = checkpoint(job) if budget >= max_seconds else None
+        return table_bits, path, not fresh, move_jobs
 
     def finish(job: Job, record: dict[str, Any]) -> None:
         results[job.key] = record
@@ -469,9 +550,12 @@ def _signed(value: float) -> str:
 
 
 def _table(record: dict[str, Any]) -> str:
-    """The transposition table's size, where a run set it, and the work of the runs before
-    this one, where it went on from their tables (its own nodes and seconds are given)."""
+    """The transposition table's size, where a run set it, whether the moves were solved
+    apart, and the work of the runs before this one, where it went on from their tables (its
+    own nodes and seconds are given)."""
     notes = [f"table 2^{record['table_bits']}"] if "table_bits" in record else []
+    if "moves_apart" in record:
+        notes.append(f"each move solved apart, {record['moves_apart']} at once")
     if "earlier" in record:
         notes.append(f"going on from {Work(**record['earlier'])} before")
     return f" ({'; '.join(notes)})" if notes else ""
