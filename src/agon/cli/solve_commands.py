@@ -36,6 +36,7 @@ from agon.solve.solver import (
     Solution,
     SolveInterrupted,
     Solver,
+    json_number,
     perfect_play,
     stderr_progress,
 )
@@ -60,25 +61,19 @@ def _start(game: Game, position: str | None, moves: str | None) -> State:
     return state
 
 
-def _number(value: float) -> float | int:
-    return int(value) if float(value).is_integer() else value
-
-
-def _bound(value: float) -> float | int | None:
-    return None if math.isinf(value) else _number(value)
-
-
 def solution_json(game: Game, solution: Solution) -> dict[str, Any]:
     data: dict[str, Any] = {
-        "value": _number(solution.value),
+        "value": json_number(solution.value),
         "best_moves": [game.format_move(m) for m in solution.best_moves],
     }
     if solution.move_values is not None:
-        data["moves"] = {game.format_move(m): _number(v) for m, v in solution.move_values.items()}
+        data["moves"] = {
+            game.format_move(m): json_number(v) for m, v in solution.move_values.items()
+        }
     data["nodes"] = solution.nodes
     data["seconds"] = round(solution.seconds, 3)
     if solution.komi is not None:
-        data["komi"] = _number(solution.komi)
+        data["komi"] = json_number(solution.komi)
         data["result"] = result_text(solution.result_margin)
     return data
 
@@ -224,20 +219,11 @@ def solve(
             if as_json:
                 stopped: dict[str, object] = {
                     "stopped": stop.reason,
-                    # JSON has no infinity: a side with no bound proven yet is null
-                    "lower": _bound(stop.lower), "upper": _bound(stop.upper),
+                    # a side with no bound proven yet is null
+                    "lower": json_number(stop.lower), "upper": json_number(stop.upper),
                     "nodes": stop.nodes, "seconds": round(stop.seconds, 3),
                 }
-                if stop.proven is not None:
-                    stopped["value_nodes"] = stop.proven.nodes
-                    stopped["value_seconds"] = round(stop.proven.seconds, 3)
-                    stopped["best_so_far"] = stop.proven.best
-                    stopped["not_best"] = stop.proven.not_best
-                if stop.move_bounds:
-                    stopped["move_bounds"] = {
-                        move: [_bound(lower), _bound(upper)]
-                        for move, (lower, upper) in stop.move_bounds.items()
-                    }
+                stopped.update(stop.found())
                 typer.echo(json.dumps(_with_earlier_work(stopped, stop.earlier)))
             raise typer.Exit(_exit_status(stop)) from None
         perfect = None
@@ -318,7 +304,7 @@ class PerfectLine:
         data: dict[str, Any] = {"moves": [game.format_move(m) for m in self.moves]}
         if self.end.is_over:
             data["end"] = self.end.end_reason
-            data["margin"] = _number(self.end.margin)
+            data["margin"] = json_number(self.end.margin)
         if self.stopped is not None:
             data["stopped"] = self.stopped.reason
         return data

@@ -15,6 +15,7 @@ repetition is worth 0 whatever the komi.
 from __future__ import annotations
 
 import functools
+import math
 import sys
 import time
 from collections.abc import Callable, Generator, Iterator
@@ -188,6 +189,32 @@ class SolveInterrupted(Exception):
     def reason(self) -> str:
         """Why it stopped: "out of time" or "interrupted"."""
         return "out of time" if self.timed_out else "interrupted"
+
+    def found(self) -> dict[str, Any]:
+        """What was proven besides the bounds, as JSON holds it: where the value was proven,
+        what that took and the moves checked so far (``value_nodes``, ``value_seconds``,
+        ``best_so_far``, ``not_best``); and the moves' bounds (``move_bounds``: move →
+        ``[lower, upper]``, null where a side is not bounded)."""
+        data: dict[str, Any] = {}
+        if self.proven is not None:
+            data["value_nodes"] = self.proven.nodes
+            data["value_seconds"] = round(self.proven.seconds, 2)
+            data["best_so_far"] = self.proven.best
+            data["not_best"] = self.proven.not_best
+        if self.move_bounds:
+            data["move_bounds"] = {
+                move: [json_number(bound) for bound in bounds]
+                for move, bounds in self.move_bounds.items()
+            }
+        return data
+
+
+def json_number(value: float) -> float | int | None:
+    """A margin or bound as JSON holds it: a whole number as an integer, and null for an
+    infinite bound (JSON has no infinity)."""
+    if math.isinf(value):
+        return None
+    return int(value) if float(value).is_integer() else value
 
 
 def _bound_text(bound: float) -> str:

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import fnmatch
 import json
-import math
 import platform
 import time
 from collections.abc import Callable, Iterator
@@ -28,7 +27,6 @@ from agon.solve.checkpoint import Work
 from agon.solve.parallel import kept_move_tables, solve_moves_in_workers
 from agon.solve.quality import measure_quality
 from agon.solve.solver import (
-    Bounds,
     Progress,
     Solution,
     SolveInterrupted,
@@ -217,8 +215,9 @@ def _solution_record(job: Job, solver: Solver, max_seconds: float) -> dict[str, 
             if not stop.timed_out:
                 raise KeyboardInterrupt from None
             record["openings_max_seconds"] = round(solver.max_seconds)
-            if stop.move_bounds:
-                record["move_bounds"] = move_bounds_json(stop.move_bounds)
+            found = stop.found()  # (the value and best moves are recorded already)
+            if "move_bounds" in found:
+                record["move_bounds"] = found["move_bounds"]
         else:
             assert openings.move_values is not None
             record["moves"] = _by_name(game, openings.move_values)
@@ -234,18 +233,10 @@ def _timeout_record(stop: SolveInterrupted, max_seconds: float) -> dict[str, Any
     raises KeyboardInterrupt)."""
     if not stop.timed_out:
         raise KeyboardInterrupt from None
-    timeout: dict[str, Any] = {
+    return {
         "status": "timeout", "max_seconds": max_seconds, "lower": stop.lower,
-        "upper": stop.upper, "nodes": stop.nodes,
+        "upper": stop.upper, "nodes": stop.nodes, **stop.found(),
     }
-    if stop.proven is not None:
-        timeout["value_nodes"] = stop.proven.nodes
-        timeout["value_seconds"] = round(stop.proven.seconds, 2)
-        timeout["best_so_far"] = stop.proven.best
-        timeout["not_best"] = stop.proven.not_best
-    if stop.move_bounds:
-        timeout["move_bounds"] = move_bounds_json(stop.move_bounds)
-    return timeout
 
 
 def _solved_record(game: Game, solution: Solution) -> dict[str, Any]:
@@ -273,14 +264,6 @@ def _lines(job: Job, solver: Solver) -> dict[str, Any]:
         lines[first] = {"moves": [game.format_move(m) for m in line], "end": state.end_reason,
                         "margin": state.margin}
     return lines
-
-
-def move_bounds_json(bounds: dict[str, Bounds]) -> dict[str, list[float | None]]:
-    """Moves' bounds as JSON holds them: ``[lower, upper]``, null where a side is unbounded."""
-    return {
-        move: [None if math.isinf(bound) else bound for bound in pair]
-        for move, pair in bounds.items()
-    }
 
 
 def _load(path: Path) -> dict[str, Any]:
@@ -604,7 +587,7 @@ def _point_order(opening: tuple[str, float]) -> tuple[int, int]:
 
 
 def _bounds_text(lower: float | None, upper: float | None) -> str:
-    """A move's bounds (as :func:`move_bounds_json` keeps them) in a table cell."""
+    """A move's bounds (as :meth:`SolveInterrupted.found` keeps them) in a table cell."""
     if lower is not None and upper is not None:
         return _signed(lower) if lower == upper else f"{_signed(lower)}…{_signed(upper)}"
     if upper is not None:
