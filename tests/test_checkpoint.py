@@ -320,32 +320,42 @@ def test_a_job_out_of_time_keeps_its_tables_and_goes_on_from_them(tmp_path: Path
     assert f"going on from {stopped['nodes']:,} nodes" in shown
 
 
-def test_tables_give_a_job_with_saved_tables_another_run(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def _jobs_out_of_time(
+    monkeypatch: pytest.MonkeyPatch,
+) -> list[tuple[float, Path | None, bool, int]]:
+    """Make the tables hold one small job that always runs out of time, leaving a file where
+    given a checkpoint (one per move where moves are solved apart): the runs asked for, as
+    (seconds, checkpoint, resume, move jobs)."""
+
     def only_one_job() -> list[Job]:
         return [Job("alak-baljeu-2", Alak(2))]
 
-    monkeypatch.setattr(tables, "jobs", only_one_job)
-    runs: list[tuple[float, Path | None, bool]] = []
+    runs: list[tuple[float, Path | None, bool, int]] = []
 
     def out_of_time(
         job: Job, max_seconds: float, progress: object, table_bits: object,
         checkpoint: Path | None, resume: bool, move_jobs: int,
     ) -> dict[str, Any]:
-        runs.append((max_seconds, checkpoint, resume))
+        runs.append((max_seconds, checkpoint, resume, move_jobs))
         if checkpoint is not None:
-            # where moves are solved apart, each keeps a file of its own beside the job's
             kept = checkpoint if move_jobs == 1 else move_tables_file(checkpoint, "1")
             kept.write_text("tables")
         return {"status": "timeout", "max_seconds": max_seconds, "lower": -1.0, "upper": 1.0,
                 "nodes": 1}
 
+    monkeypatch.setattr(tables, "jobs", only_one_job)
     monkeypatch.setattr(tables, "_solve", out_of_time)
+    return runs
+
+
+def test_tables_give_a_job_with_saved_tables_another_run(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    runs = _jobs_out_of_time(monkeypatch)
     out, kept = tmp_path / "results.md", tmp_path / "kept"
     generate_tables(out, 5.0, fresh=False, progress=None)
     generate_tables(out, 5.0, fresh=False, progress=None)  # no more time: not tried again
-    assert runs == [(5.0, None, True)]
+    assert runs == [(5.0, None, True, 1)]
     kept.mkdir()
     generate_tables(out, 10.0, fresh=False, progress=None, checkpoints=kept)
     # with its tables kept, no more time than last time: it goes on from them (or, with
@@ -353,34 +363,18 @@ def test_tables_give_a_job_with_saved_tables_another_run(
     generate_tables(out, 10.0, fresh=False, progress=None, checkpoints=kept)
     generate_tables(out, 10.0, fresh=True, progress=None, checkpoints=kept)
     path = kept / "alak-baljeu-2.npz"
-    assert runs[1:] == [(10.0, path, True), (10.0, path, True), (10.0, path, False)]
+    assert runs[1:] == [(10.0, path, True, 1), (10.0, path, True, 1), (10.0, path, False, 1)]
 
 
 def test_tables_give_a_job_with_its_moves_tables_kept_another_run(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    def only_one_job() -> list[Job]:
-        return [Job("alak-baljeu-2", Alak(2))]
-
-    monkeypatch.setattr(tables, "jobs", only_one_job)
-    runs: list[tuple[Path | None, bool, int]] = []
-
-    def out_of_time(
-        job: Job, max_seconds: float, progress: object, table_bits: object,
-        checkpoint: Path | None, resume: bool, move_jobs: int,
-    ) -> dict[str, Any]:
-        runs.append((checkpoint, resume, move_jobs))
-        assert checkpoint is not None
-        move_tables_file(checkpoint, "1").write_text("tables")
-        return {"status": "timeout", "max_seconds": max_seconds, "lower": -1.0, "upper": 1.0,
-                "nodes": 1}
-
-    monkeypatch.setattr(tables, "_solve", out_of_time)
+    runs = _jobs_out_of_time(monkeypatch)
     out, kept = tmp_path / "results.md", tmp_path / "kept"
     kept.mkdir()
     for _ in range(2):  # the second run finds the move's file: it goes on from it
         generate_tables(out, 5.0, fresh=False, progress=None, checkpoints=kept, move_jobs=2)
-    assert runs == [(kept / "alak-baljeu-2.npz", True, 2)] * 2
+    assert runs == [(5.0, kept / "alak-baljeu-2.npz", True, 2)] * 2
     # one process at a time would look for the job's own file, which is not there
     generate_tables(out, 5.0, fresh=False, progress=None, checkpoints=kept)
     assert len(runs) == 2

@@ -190,45 +190,39 @@ def test_only_the_selected_jobs_are_solved_and_fresh_drops_only_theirs(
                              "alternator-1x2"]
 
 
-def test_workers_solve_families_at_once_to_the_same_results(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+def _values(out: Path) -> dict[str, Any]:
+    """Each job's value, best moves and openings, as saved beside ``out``."""
+    saved = json.loads(out.with_suffix(".json").read_text())["jobs"]
+    return {key: (record["value"], record["best_moves"], record.get("moves"))
+            for key, record in saved.items()}
+
+
+@pytest.mark.parametrize("spread", [{"workers": 2}, {"move_jobs": 2}])
+def test_work_spread_over_processes_gives_the_same_results(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, spread: dict[str, int]
 ) -> None:
+    """Families at once (--jobs), or each job's moves at once (--move-jobs)."""
     monkeypatch.setattr(tables, "jobs", _jobs)
-    alone, together = tmp_path / "alone.md", tmp_path / "together.md"
+    alone, spread_out = tmp_path / "alone.md", tmp_path / "spread.md"
     generate_tables(alone, 10.0, fresh=False, progress=None)
     lines: list[str] = []
-    generate_tables(together, 10.0, fresh=False, progress=lines.append, workers=2)
-
-    def values(out: Path) -> dict[str, Any]:
-        saved = json.loads(out.with_suffix(".json").read_text())["jobs"]
-        return {key: (record["value"], record["best_moves"], record.get("moves"))
-                for key, record in saved.items()}
-
-    assert len(values(together)) == 4
-    assert values(together) == values(alone)
+    generate_tables(spread_out, 10.0, fresh=False, progress=lines.append, **spread)
+    assert len(_values(spread_out)) == 4
+    assert _values(spread_out) == _values(alone)
     # each job is announced as it starts
     assert sorted(line for line in lines if line.startswith("solving")) == [
         f"solving {job.key} …" for job in sorted(_jobs(), key=lambda job: job.key)
     ]
 
 
-def test_moves_solved_apart_give_the_same_results_and_say_so(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    monkeypatch.setattr(tables, "jobs", _jobs)
-    alone, apart = tmp_path / "alone.md", tmp_path / "apart.md"
-    generate_tables(alone, 10.0, fresh=False, progress=None)
-    generate_tables(apart, 10.0, fresh=False, progress=None, move_jobs=2)
-    by_one = json.loads(alone.with_suffix(".json").read_text())["jobs"]
-    by_moves = json.loads(apart.with_suffix(".json").read_text())["jobs"]
-    assert by_moves.keys() == by_one.keys()
-    for key, record in by_moves.items():
-        assert record["moves_apart"] == 2
-        assert (record["value"], record["best_moves"], record.get("moves")) == (
-            by_one[key]["value"], by_one[key]["best_moves"], by_one[key].get("moves")
-        )
-    assert "| 3 | +1 | 1:-1 **2:+1** 3:-1 | " in apart.read_text()
-    assert " (each move solved apart, 2 at once) |" in apart.read_text()
+def test_a_job_whose_moves_were_solved_apart_says_so(tmp_path: Path) -> None:
+    out = tmp_path / "results.md"
+    generate_tables(out, 10.0, fresh=False, progress=None, only=("alak-baljeu-3",), move_jobs=2)
+    assert json.loads(out.with_suffix(".json").read_text())["jobs"]["alak-baljeu-3"][
+        "moves_apart"
+    ] == 2
+    assert "| 3 | +1 | 1:-1 **2:+1** 3:-1 | " in out.read_text()
+    assert " (each move solved apart, 2 at once) |" in out.read_text()
 
 
 def test_a_job_with_lines_gets_them_with_its_moves_solved_apart() -> None:
