@@ -57,9 +57,9 @@ def test_the_markdown_shows_values_openings_bounds_and_claims() -> None:
     assert "**1:0** 2:-1 3:-1 4:-1 5:-1 6:-1 7:-1 8:-1 9:-1 **10:0** |" in text  # board order
     assert "| 9 | not solved in 60 s (no bound proven) |" in text
     # a value proven before the time ran out counts against a published table
-    assert "| 8 | +3 | +3 | yes |" in text
-    assert "| 9 | 0 | not solved | |" in text
-    assert "| 10 | +1 | in [1, 10] | not contradicted |" in render(
+    assert "| 8 | 3 / 1 / -1 | +3 | yes |" in text  # (its openings not known)
+    assert "| 9 | 0 / 0 / -2 | not solved | |" in text
+    assert "| 10 | 1 | in [1, 10] | not contradicted |" in render(
         {"alak-tromp-taylor-10": {"status": "timeout", "max_seconds": 9, "lower": 1.0,
                                   "upper": 10.0, "nodes": 9}}
     )
@@ -91,6 +91,36 @@ def test_the_markdown_shows_values_openings_bounds_and_claims() -> None:
         }
     })
     assert "not measured yet" in text
+
+
+def test_drange_s_second_and_third_openings_are_compared_and_a_disagreement_shown() -> None:
+    def solved(moves: dict[str, float]) -> dict[str, Any]:
+        best = max(moves.values())
+        return {"status": "solved", "value": best, "nodes": 9, "seconds": 0.1, "moves": moves,
+                "best_moves": [move for move, value in moves.items() if value == best]}
+
+    line = {"moves": ["5", "2", "pass", "pass"], "end": "both players passed", "margin": 0.0}
+    text = render({
+        # docs/results.md: mirror images count once, a pass ranks after a placement its equal
+        "alak-tromp-taylor-6": solved({"1": -6.0, "2": 1.0, "3": -1.0, "4": -1.0, "5": 1.0,
+                                       "6": -6.0, "pass": -1.0}),
+        "alak-tromp-taylor-9": solved({"1": -4.0, "2": 0.0, "3": -1.0, "4": 0.0, "5": 0.0,
+                                       "6": 0.0, "7": -1.0, "8": 0.0, "9": -4.0, "pass": 0.0}),
+        "claim-drange-9": {"status": "solved", "lines": {"5": line}},
+    })
+    assert "| 6 | 1 / -1 / -1 | +1 / -1 / (-1) | yes |" in text
+    assert "| 9 | 0 / 0 / -2 | 0 / 0 / 0 | **no**: third-best |" in text
+    assert (
+        "1 × 9: Drange's third-best opening is worth -2, here 0 (after 5). The openings here: "
+        "2: 0, 4: 0, 5: 0, pass: 0, 3: -1, 1: -4."
+    ) in text
+    assert "- after 5: `5 2 pass pass` — both players passed, Black's margin 0" in text
+
+
+def test_the_drange_claim_job_plays_lines_after_the_disputed_openings() -> None:
+    job = next(job for job in tables.jobs() if job.key == "claim-drange-9")
+    assert job.game == Alak(9, tables.AlakRules.TROMP_TAYLOR) and job.openings
+    assert job.lines_after == tables.DRANGE_LINES[9]
 
 
 def _jobs() -> list[Job]:

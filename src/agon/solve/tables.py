@@ -59,10 +59,19 @@ HAYWARD_EXERCISES = (
     ("..o..", 0),
 )
 """Hayward's 1 × 5 linear Go exercises (tromp-taylor, x to move), as RULES.md lists them."""
-DRANGE_LINEAR = {2: 0, 3: 3, 4: 4, 5: 0, 6: 1, 7: 2, 8: 3, 9: 0, 10: 1, 11: 2, 12: 1, 13: 2}
-"""A published table of Black's margin on 1 × n with best play (area counting), attributed to
-Ted Drange (mathpuzzle.com, 1998); its superko rule is not stated, and the original could not be
-re-checked here, so agreement is evidence, not proof, for either side."""
+DRANGE_LINEAR: dict[int, tuple[str, ...]] = {
+    2: ("(0)", "-2"), 3: ("3", "-3"), 4: ("4", "-4"), 5: ("0", "0", "(0)"), 6: ("1", "-1", "-1"),
+    7: ("2", "2", "-2"), 8: ("3", "1", "-1"), 9: ("0", "0", "-2"), 10: ("1",), 11: ("2",),
+    12: ("1",), 13: ("2",),
+}
+"""Ted Drange's table of Black's margin on 1 × n with best play (area counting), as his page
+"Mini-GO" writes it (http://www.mathpuzzle.com/go, worked out in 1998, seen in a stored copy):
+after the best opening and, where given, the second- and third-best ones, a pass in
+parentheses. Its ko rule is not stated, so agreement is evidence, not proof, for either side."""
+DRANGE_LINES = {9: ("2", "4", "5")}
+"""Boards where the solved openings disagree with :data:`DRANGE_LINEAR`, and the openings after
+which the tables give a line of perfect play to show it: on 1 × 9 the third-best opening is
+worth 0 here, not -2, and these are the three best."""
 
 
 @dataclass(frozen=True)
@@ -110,6 +119,9 @@ def jobs() -> Iterator[Job]:
         "claim-traditional-6", Alak(6, AlakRules.TRADITIONAL), openings=True,
         lines_after=("2", "3"),
     )
+    for size, openings in DRANGE_LINES.items():
+        yield Job(f"claim-drange-{size}", Alak(size, AlakRules.TROMP_TAYLOR), openings=True,
+                  lines_after=openings)
     tromp_taylor_5 = Alak(5, AlakRules.TROMP_TAYLOR)
     for board, _ in HAYWARD_EXERCISES:
         yield Job(f"exercise-{board}", tromp_taylor_5, f"{board} x", openings=True,
@@ -765,29 +777,100 @@ def _claims_section(results: dict[str, Any]) -> list[str]:
     lines += ["", *disagreements]
     lines += [
         "",
-        "### Ted Drange's mini-Go table on 1 × n (area counting; superko rule not stated)",
+        "### Ted Drange's mini-Go table on 1 × n (area counting; ko rule not stated)",
         "",
-        "Attributed to Ted Drange (mathpuzzle.com, 1998); the original could not be re-checked "
-        "here, so the figures are quoted as found.",
+        "From Ted Drange's page *Mini-GO* (http://www.mathpuzzle.com/go; worked out in 1998 "
+        "and not published elsewhere, checked against a stored copy of the page): Black's "
+        "margin after the best opening and, where the page gives them, after the second- and "
+        "third-best ones (a pass in parentheses). Here: the openings of tromp-taylor Alak "
+        "solved above, one per pair of mirror images, best first (a pass after a placement "
+        "of equal value).",
         "",
         "| n | Drange | tromp-taylor here | agrees |",
         "|---|---|---|---|",
     ]
-    for size, published in DRANGE_LINEAR.items():
+    explained: list[str] = []
+    for size, cells in DRANGE_LINEAR.items():
         record = results.get(f"alak-tromp-taylor-{size}")
         value = _known_value(record)
+        shown = " / ".join(cells)
         if value is None:
             if record is None:
-                lines.append(f"| {size} | {_signed(published)} | not solved | |")
+                lines.append(f"| {size} | {shown} | not solved | |")
                 continue
-            low, high = record["lower"], record["upper"]
-            within = "not contradicted" if low <= published <= high else "**no**"
+            low, high, best = record["lower"], record["upper"], _drange_value(cells[0])
+            within = "not contradicted" if low <= best <= high else "**no**"
             bounds = f"in [{_points(low)}, {_points(high)}]"
-            lines.append(f"| {size} | {_signed(published)} | {bounds} | {within} |")
+            lines.append(f"| {size} | {shown} | {bounds} | {within} |")
             continue
-        agrees = "yes" if value == published else "**no**"
-        lines.append(f"| {size} | {_signed(published)} | {_signed(value)} | {agrees} |")
-    return lines
+        ranked = [] if record is None or "moves" not in record else _ranked_openings(
+            Alak(size, AlakRules.TROMP_TAYLOR), record["moves"]
+        )
+        if len(ranked) < len(cells):  # only the value is known here
+            agrees = "yes" if value == _drange_value(cells[0]) else "**no**"
+            lines.append(f"| {size} | {shown} | {_signed(value)} | {agrees} |")
+            continue
+        wrong = [
+            rank for rank, (cell, (mine, _)) in enumerate(zip(cells, ranked, strict=False))
+            if _drange_value(cell) != mine
+        ]
+        here = " / ".join(
+            f"({_signed(v)})" if move == "pass" else _signed(v) for v, move in ranked[: len(cells)]
+        )
+        agrees = "yes" if not wrong else "**no**: " + ", ".join(RANKS[rank] for rank in wrong)
+        lines.append(f"| {size} | {shown} | {here} | {agrees} |")
+        if wrong:
+            explained += _drange_disagreement(size, cells, ranked, wrong, results)
+    return [*lines, "", *explained]
+
+
+RANKS = ("best", "second-best", "third-best")
+
+
+def _drange_value(cell: str) -> float:
+    """A margin as Drange's table writes it (a pass in parentheses)."""
+    return float(cell.strip("()"))
+
+
+def _ranked_openings(game: Game, values: dict[str, float]) -> list[tuple[float, str]]:
+    """The openings' values, one per class of symmetric moves (named by its first move), best
+    first, a pass after a placement of equal value."""
+    symmetries = symmetries_for(game)
+    ranked, covered = [], set()
+    for name, value in values.items():
+        move = game.parse_move(name)
+        if move in covered:
+            continue
+        covered |= {int(images[move]) for images in symmetries.move_maps[: len(symmetries.names)]}
+        ranked.append((value, name))
+    return sorted(ranked, key=lambda opening: (-opening[0], opening[1] == "pass"))
+
+
+def _drange_disagreement(
+    size: int, published: tuple[str, ...], ranked: list[tuple[float, str]], wrong: list[int],
+    results: dict[str, Any],
+) -> list[str]:
+    """Which of Drange's openings on 1 × ``size`` disagree, every opening's value here
+    (``ranked``), and lines of perfect play after some (from the job ``claim-drange-SIZE``,
+    where there is one)."""
+    found = "; ".join(
+        f"Drange's {RANKS[rank]} opening is worth {_signed(_drange_value(published[rank]))}, here "
+        f"{_signed(ranked[rank][0])} (after {ranked[rank][1]})"
+        for rank in wrong
+    )
+    text = [f"1 × {size}: {found}. The openings here: " + ", ".join(
+        f"{move}: {_signed(value)}" for value, move in ranked
+    ) + "."]
+    claim = results.get(f"claim-drange-{size}")
+    if claim is not None and "lines" in claim:
+        text += [
+            "",
+            "Lines of perfect play after the best of them (at every step, the first move found "
+            "to keep the value, so White's replies hold Black to the opening's value):",
+            "",
+            *(_line(f"after {first}", line) for first, line in claim["lines"].items()),
+        ]
+    return [*text, ""]
 
 
 def _quality_section(results: dict[str, Any]) -> list[str]:
