@@ -784,7 +784,10 @@ def _claims_section(results: dict[str, Any]) -> list[str]:
         "margin after the best opening and, where the page gives them, after the second- and "
         "third-best ones (a pass in parentheses). Here: the openings of tromp-taylor Alak "
         "solved above, one per pair of mirror images, best first (a pass after a placement "
-        "of equal value).",
+        "of equal value). Hayward's course notes on solving Go on small boards cite 1 × n "
+        "values up to n = 12 under these very rules (positional superko) from Weninger and "
+        "Hayward's *Exploring Positional Linear Go*; that table could not be read here (the "
+        "stored copy of the notes stops before it), so it is not compared.",
         "",
         "| n | Drange | tromp-taylor here | agrees |",
         "|---|---|---|---|",
