@@ -390,7 +390,8 @@ def test_a_job_solved_move_by_move_goes_on_from_each_moves_tables_and_drops_them
     first = solve_moves_in_workers(GAME, GAME.new_state(), 2, BITS, tables_file=path)
     files = sorted(path.parent.iterdir())
     assert len(files) == 5  # moves 1-4 (5-7 are their mirror images) and the pass
-    solved = tables._solve(job, 600.0, None, BITS, path, True, 2)
+    # no table size asked for: each move goes on with its file's (not the tables' default)
+    solved = tables._solve(job, 600.0, None, None, path, True, 2)
     assert (solved["value"], solved["moves_apart"]) == (first.value, 2)
     assert solved["moves"] == {GAME.format_move(m): v for m, v in first.move_values.items()}
     assert solved["earlier"]["nodes"] == first.nodes  # every move went on from its file

@@ -64,12 +64,15 @@ def solve_moves_in_workers(
     progress: Progress | None = None,
     tables_file: Path | None = None,
     resume: bool = True,
+    default_bits: int | None = None,
 ) -> Solution:
     """The value, best moves and every move's value of ``state``, each move solved in one of
     ``workers`` processes; :class:`SolveInterrupted` (with the bounds the moves proved) when
     the time runs out or Ctrl-C stops it. With ``tables_file``, each move's solver keeps its
     tables in :func:`move_tables_file` of it, going on from that file where it exists (unless
-    not ``resume``: then it starts afresh and replaces it)."""
+    not ``resume``: then it starts afresh and replaces it). A solver's table has 2**table_bits
+    buckets, or where that is None, ``default_bits`` (or the solver's default) or, going on
+    from a file, the file's size (which must be ``table_bits`` where that is given)."""
     moves = state.legal_moves()
     if not moves:  # the game is over: nothing to spread
         solver = Solver(game, table_bits, progress=progress, search=search)
@@ -101,8 +104,8 @@ def solve_moves_in_workers(
                     tables_file, game.format_move(move)
                 )
                 solving.submit(
-                    move, _solve_move, game, state, move, table_bits, search, deadline, label,
-                    tables, resume,
+                    move, _solve_move, game, state, move, (table_bits, default_bits), search,
+                    deadline, label, tables, resume,
                 )
             try:
                 collect(solving)
@@ -144,7 +147,8 @@ def kept_move_tables(tables_file: Path) -> list[Path]:
 
 
 def _solve_move(
-    game: Game, state: State, move: Move, table_bits: int | None, search: Search | None,
+    game: Game, state: State, move: Move, bits: tuple[int | None, int | None],
+    search: Search | None,
     deadline: float | None, progress: Progress | None, tables: Path | None, resume: bool,
 ) -> MoveResult:
     """One move's solve, in a worker: solved, or its bounds when the deadline passed or the
@@ -156,7 +160,11 @@ def _solve_move(
     max_seconds = None if deadline is None else deadline - started
     if (max_seconds is not None and max_seconds <= 0) or stop_asked():
         return MoveResult(move, float("-inf"), float("inf"), 0, 0.0)
-    solver = Solver(game, table_bits, progress=progress, max_seconds=max_seconds, search=search)
+    table_bits, default_bits = bits
+    solver = Solver(
+        game, table_bits or default_bits, progress=progress, max_seconds=max_seconds,
+        search=search,
+    )
     if tables is not None:
         solver.go_on_from(tables, table_bits, resume)
     try:

@@ -172,13 +172,13 @@ def _solve_moves_apart(
     work than one solver, spread over cores, for the largest boards. The value follows from
     the moves' values, or from their bounds where they settle it; with a ``checkpoint``, each
     move's solver keeps its tables beside it (:func:`~agon.solve.parallel.move_tables_file`),
-    deleted once the job
-    is solved. The record says its moves were solved apart."""
-    bits = _bits(job, table_bits)
+    deleted once the job is solved. The tables' default size serves where ``table_bits`` is
+    None, except for a move whose file it goes on from. The record says its moves were solved
+    apart."""
     try:
         solution = solve_moves_in_workers(
-            job.game, job.state(), move_jobs, bits, None, max_seconds, progress, checkpoint,
-            resume,
+            job.game, job.state(), move_jobs, table_bits, None, max_seconds, progress,
+            checkpoint, resume, _bits(job, None),
         )
     except SolveInterrupted as stop:
         record = _timeout_record(stop, max_seconds)
@@ -190,7 +190,8 @@ def _solve_moves_apart(
             assert solution.move_values is not None
             record["moves"] = _by_name(job.game, solution.move_values)
         if job.lines_after:  # (the workers' tables are gone: the lines get a solver)
-            record["lines"] = _lines(job, Solver(job.game, bits, progress=progress))
+            solver = Solver(job.game, _bits(job, table_bits), progress=progress)
+            record["lines"] = _lines(job, solver)
         if checkpoint is not None:
             for path in kept_move_tables(checkpoint):
                 path.unlink()
