@@ -63,6 +63,34 @@ def test_a_solve_cut_short_goes_on_from_its_saved_tables(tmp_path: Path) -> None
     assert third.earlier.nodes == first.nodes + second.nodes
 
 
+def test_a_solve_going_on_from_saved_tables_starts_from_the_bounds_they_prove(
+    tmp_path: Path,
+) -> None:
+    # tromp-taylor 1 x 9 (value 0), first guessed at +5: stopped once a test has proven a
+    # bound; the next run's first test (its guess: 0) is not settled by that bound
+    game = Alak(9, AlakRules.TROMP_TAYLOR)
+    first = Solver(game, BITS)
+    array = first.state_array(game.new_state())
+    rounds = first._value_rounds(array, 1, 5)
+    largest = int(first.control[solver_module.K.C_MAX_VALUE])
+    bounds = next(rounds)
+    while bounds == (-largest, largest):
+        bounds = next(rounds)
+    assert bounds[0] < bounds[1]
+    rounds.close()
+    path = tmp_path / "tables.npz"
+    first.save_tables(path)
+    # the next run stops in its first chunk, with those bounds (not the game's own)
+    second = Solver(game, BITS)
+    second.load_tables(path)
+    second._chunks = dict.fromkeys(second._chunks, 10)
+    second.stop_requested = lambda: True
+    with pytest.raises(SolveInterrupted) as stopped:
+        second.margin(game.new_state())
+    assert (stopped.value.lower, stopped.value.upper) == bounds
+    assert stopped.value.nodes < 100
+
+
 def test_tables_are_saved_while_the_search_goes_on(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

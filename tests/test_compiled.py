@@ -3,47 +3,77 @@
 from __future__ import annotations
 
 import ast
+import os
 from pathlib import Path
 
+import numba
 import pytest
 
 import agon
-from agon.core.compiled import STAMP_NAME, drop_stale_compiled_kernels
+from agon.core.compiled import (
+    CACHE_PREFIX,
+    KEPT_CACHES,
+    cache_by_sources,
+    imported_fingerprint,
+)
 
 SOURCES = Path(agon.__file__).parent
 
 
-def _package(root: Path) -> tuple[Path, Path]:
-    (root / "solve" / "__pycache__").mkdir(parents=True)
+@pytest.fixture
+def numba_cache(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Numba's cache folder as it is now, given back after the test."""
+    monkeypatch.setattr(numba.config, "CACHE_DIR", "")
+    monkeypatch.setenv("NUMBA_CACHE_DIR", "")
+
+
+def _package(root: Path) -> Path:
+    (root / "solve").mkdir(parents=True)
     (root / "solve" / "kernels.py").write_text("LAYOUT = 3\n")
-    cached = root / "solve" / "__pycache__" / "proof_numbers.prove-119.py311.1.nbc"
-    cached.write_bytes(b"compiled")
-    return root / "solve" / "kernels.py", cached
+    return root / "solve" / "kernels.py"
 
 
-def test_cached_kernels_go_when_any_source_changes(tmp_path: Path) -> None:
-    source, cached = _package(tmp_path)
-    assert drop_stale_compiled_kernels(tmp_path)  # no fingerprint yet: nothing is trusted
-    assert not cached.exists() and (tmp_path / "__pycache__" / STAMP_NAME).exists()
-
-    cached.write_bytes(b"compiled")
-    assert not drop_stale_compiled_kernels(tmp_path)  # sources as they were: kept
-    assert cached.exists()
+@pytest.mark.usefixtures("numba_cache")
+def test_each_version_of_the_kernel_sources_has_a_cache_of_its_own(tmp_path: Path) -> None:
+    source = _package(tmp_path)
+    first = cache_by_sources(tmp_path)
+    assert first is not None and first.parent == tmp_path / "__pycache__"
+    assert numba.config.CACHE_DIR == os.environ["NUMBA_CACHE_DIR"] == str(first)
+    assert imported_fingerprint(tmp_path).startswith(first.name.removeprefix(CACHE_PREFIX))
 
     (tmp_path / "web").mkdir()
     (tmp_path / "web" / "app.py").write_text("PAGE = 1\n")  # an interface: no kernel imports it
-    assert not drop_stale_compiled_kernels(tmp_path)
-    assert cached.exists()
+    assert cache_by_sources(tmp_path) == first
 
     source.write_text("LAYOUT = 2\n")  # a kernel another file's cached kernel calls
-    assert drop_stale_compiled_kernels(tmp_path)
-    assert not cached.exists()
+    second = cache_by_sources(tmp_path)
+    assert second is not None and second != first and first.is_dir()
+    # a worker process, given its parent's folder, takes the same
+    assert cache_by_sources(tmp_path) == second
 
 
-def test_a_stamp_that_cannot_be_written_stops_nothing(tmp_path: Path) -> None:
+@pytest.mark.usefixtures("numba_cache")
+def test_only_the_most_recently_used_caches_are_kept(tmp_path: Path) -> None:
+    source = _package(tmp_path)
+    folders = []
+    for version in range(KEPT_CACHES + 3):
+        source.write_text(f"LAYOUT = {version}\n")
+        folder = cache_by_sources(tmp_path)
+        assert folder is not None
+        os.utime(folder, (version, version))  # (used in this order)
+        folders.append(folder)
+    source.write_text("LAYOUT = 0\n")  # back to the first version: its folder is in use again
+    assert cache_by_sources(tmp_path) == folders[0]
+    kept = [folder for folder in folders if folder.is_dir()]
+    assert kept == [folders[0], *folders[-KEPT_CACHES:]]
+
+
+@pytest.mark.usefixtures("numba_cache")
+def test_a_cache_folder_that_cannot_be_written_stops_nothing(tmp_path: Path) -> None:
     _package(tmp_path)
     (tmp_path / "__pycache__").write_text("not a folder")
-    assert not drop_stale_compiled_kernels(tmp_path)  # (no exception: the import goes on)
+    assert cache_by_sources(tmp_path) is None  # (no exception: the import goes on)
+    assert numba.config.CACHE_DIR == ""
 
 
 def _constants_in_recursive_calls(source: str) -> list[str]:

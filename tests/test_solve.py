@@ -691,3 +691,15 @@ def test_the_bloom_filter_rules_out_boards_the_masks_cannot() -> None:
     others = [0b0101, 0b1001, 0b0110, 0b1010]
     assert summary[2 * 2] == 0 and summary[2 * 2 + 1] == 0b1111  # the masks rule nothing out
     assert sum(K.may_be_among(board, summary) for board in others) <= 1
+
+
+def test_boards_set_bits_all_over_the_bloom_filter() -> None:
+    """Every hash of a board may land anywhere in the filter: a filter whose boards crowd into
+    part of it fills up sooner and throws away more proven bounds."""
+    rng = np.random.default_rng(1)
+    boards = [int(board) for board in rng.integers(0, 1 << 24, 5_000)]
+    size = 64 * K.BLOOM_WORDS
+    for which in range(K.BLOOM_HASHES):
+        places = {K._bloom_position(board, which) for board in boards}
+        assert min(places) >= 0 and max(places) < size
+        assert len(places) > 0.65 * size  # (5,000 throws into 4,096 places fill about 70 %)

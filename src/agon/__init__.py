@@ -2,9 +2,10 @@
 
 from pathlib import Path
 
-from agon.core.compiled import drop_stale_compiled_kernels
+from agon.core.compiled import cache_by_sources
 
 __version__ = "0.1.0"
 
-# before any kernel is loaded from Numba's cache (see agon.core.compiled)
-drop_stale_compiled_kernels(Path(__file__).parent)
+# before any kernel is defined, so that each is cached with the sources it was compiled from
+# (see agon.core.compiled)
+cache_by_sources(Path(__file__).parent)

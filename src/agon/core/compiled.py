@@ -4,23 +4,38 @@ Numba recompiles a cached function when its own source file changes, but not whe
 it calls, in another file, changes (numba/numba pull requests #8396 and #9563 tried to add
 that; neither was merged). So after an edit to, say, the solver's table kernels, the cached
 proof-number search would go on calling the old ones, compiled against the old layout of the
-arrays: wrong results, silently. This module drops every cached kernel of the package once
-any source of its kernel layers has changed.
+arrays: wrong results, silently. So each version of the sources gets a cache folder of its own,
+named by a fingerprint of the kernel layers' sources taken as the package is imported: a
+process compiles into, and loads from, only the folder of the code it runs.
+
+(Before, one cache was deleted whenever the sources had changed. That left a race: a process
+started before an edit could save kernels compiled from the old sources after a newer process
+had deleted the cache, and the newer process then loaded them. Found here: a run of
+``agon tables`` in a worktree edited while an earlier run was starting gave wrong values for
+some openings of tromp-taylor 1 × 10.)
 """
 
 from __future__ import annotations
 
 import hashlib
-import sys
+import os
+import shutil
+import tempfile
 from pathlib import Path
+from typing import Any
 
-if sys.platform != "win32":
-    import fcntl
+import numba
 
-STAMP_NAME = "numba-sources.sha256"
-"""The fingerprint of the sources the cached kernels were compiled from (in __pycache__)."""
+CACHE_PREFIX = "numba-"
+"""The start of a cache folder's name; the rest is the start of the sources' fingerprint."""
+KEPT_CACHES = 8
+"""Cache folders kept beside the one in use (the most recently used), for other versions of
+the sources still running or checked out again."""
 KERNEL_LAYERS = ("core", "games", "search", "solve")
 """The subpackages kernels live in, and all they can import (interfaces come after them)."""
+
+_imported: dict[Path, str] = {}
+_numba_settings: Any = numba.config  # (made from the environment at run time: untyped)
 
 
 def sources_fingerprint(package: Path) -> str:
@@ -33,27 +48,49 @@ def sources_fingerprint(package: Path) -> str:
     return digest.hexdigest()
 
 
-def drop_stale_compiled_kernels(package: Path) -> bool:
-    """Delete the Numba cache files (``*.nbi``, ``*.nbc``) under ``package`` if its sources
-    changed since they were compiled; True if it did. A package that cannot be read or
-    written (an installation elsewhere) is left as it is. Processes that start together (the
-    test workers) take turns, so that none deletes what another has compiled since."""
-    cache = package / "__pycache__"
-    stamp = cache / STAMP_NAME
+def imported_fingerprint(package: Path) -> str:
+    """The fingerprint of ``package``'s sources as :func:`cache_by_sources` took it when the
+    package was imported, which is the code this process runs even if the files have been
+    edited since (where it was not taken, the sources' as they are now)."""
+    return _imported.get(package) or sources_fingerprint(package)
+
+
+def cache_by_sources(package: Path) -> Path | None:
+    """Point Numba's cache at the folder of ``package``'s sources as they are now, under the
+    folder Numba was given (``NUMBA_CACHE_DIR``), else under the package's ``__pycache__``,
+    and delete all but the :data:`KEPT_CACHES` most recently used other such folders. Call it
+    before any kernel is defined: Numba picks a kernel's cache folder when it is decorated.
+    Returns the folder, or None where none can be written (an installation elsewhere: Numba's
+    own choice of folder stands, and nothing is raised, so the import goes on)."""
     try:
         fingerprint = sources_fingerprint(package)
-        if stamp.exists() and stamp.read_text() == fingerprint:
-            return False
-        cache.mkdir(exist_ok=True)
-        with open(cache / f"{STAMP_NAME}.lock", "w") as lock:
-            if sys.platform != "win32":  # (elsewhere two may both compile: slower, not wrong)
-                fcntl.flock(lock, fcntl.LOCK_EX)  # released when the file closes
-            if stamp.exists() and stamp.read_text() == fingerprint:
-                return False  # another process has just done it
-            for pattern in ("*.nbi", "*.nbc"):
-                for cached in package.rglob(pattern):
-                    cached.unlink(missing_ok=True)
-            stamp.write_text(fingerprint)
     except OSError:
-        return False
-    return True
+        return None
+    _imported[package] = fingerprint
+    given = Path(_numba_settings.CACHE_DIR) if _numba_settings.CACHE_DIR else None
+    if given is not None and given.name.startswith(CACHE_PREFIX):
+        given = given.parent  # (a worker process inherits its parent's folder)
+    base = given if given is not None else package / "__pycache__"
+    folder = base / f"{CACHE_PREFIX}{fingerprint[:16]}"
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        tempfile.TemporaryFile(dir=folder).close()
+        os.utime(folder)  # (used now: the last to be deleted)
+    except OSError:
+        return None
+    # both: Numba reads its settings from the environment again when it changes
+    os.environ["NUMBA_CACHE_DIR"] = _numba_settings.CACHE_DIR = str(folder)
+    others = sorted(
+        (path for path in base.glob(f"{CACHE_PREFIX}*") if path.is_dir() and path != folder),
+        key=_last_used, reverse=True,
+    )
+    for old in others[KEPT_CACHES:]:
+        shutil.rmtree(old, ignore_errors=True)
+    return folder
+
+
+def _last_used(folder: Path) -> float:
+    try:
+        return folder.stat().st_mtime
+    except OSError:
+        return 0.0

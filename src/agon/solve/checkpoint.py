@@ -15,7 +15,6 @@ one only when complete.
 
 from __future__ import annotations
 
-import functools
 import json
 import zipfile
 from dataclasses import asdict, dataclass
@@ -24,7 +23,7 @@ from typing import Any
 
 import numpy as np
 
-from agon.core.compiled import sources_fingerprint
+from agon.core.compiled import imported_fingerprint
 from agon.core.errors import AgonError
 from agon.core.fast import Array
 from agon.core.files import replace_file_with
@@ -77,12 +76,11 @@ class TablesHeader:
         return None
 
 
-@functools.cache
 def kernels_fingerprint() -> str:
-    """The fingerprint of the sources the solver's kernels are compiled from: taken once, when
-    first asked (a :class:`~agon.solve.solver.Solver` asks as it is made), so that a long run
-    whose sources are edited meanwhile still stamps its files with the code it runs."""
-    return sources_fingerprint(Path(__file__).parents[1])
+    """The fingerprint of the sources the solver's kernels are compiled from, as they were
+    when the package was imported, so that a long run whose sources are edited meanwhile
+    still stamps its files with the code it runs."""
+    return imported_fingerprint(Path(__file__).parents[1])
 
 
 def save_tables(path: Path, header: TablesHeader, arrays: dict[str, Array]) -> None:

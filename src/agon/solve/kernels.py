@@ -146,8 +146,10 @@ def tt_store(
 
 MASK_FIELDS = 2
 """int64 words per level of a summary: the stones all its boards have, and any has."""
-BLOOM_WORDS = 16
-"""int64 words of a summary's Bloom filter (1,024 bits): see docs/solver.md for the sizes tried."""
+BLOOM_WORDS = 64
+"""int64 words of a summary's Bloom filter (4,096 bits): see docs/solver.md for the sizes tried."""
+_BLOOM_BITS = (64 * BLOOM_WORDS).bit_length() - 1
+"""Bits of a board's hash that place one of its bits in the filter."""
 BLOOM_HASHES = 4
 """Bits of the filter set for each board."""
 TRACE_HEAD = 3
@@ -164,7 +166,7 @@ def summary_size(levels: int) -> int:
 def _bloom_position(board: int, which: int) -> int:
     """The place of the ``which``-th bit that ``board`` sets in a summary's Bloom filter."""
     mixed = (board * -7046029254386353131) & 0x7FFFFFFFFFFFFFFF  # Fibonacci hashing
-    return (mixed >> (53 - 10 * which)) & (64 * BLOOM_WORDS - 1)  # (10 bits of the hash each)
+    return (mixed >> (63 - _BLOOM_BITS * (which + 1))) & (64 * BLOOM_WORDS - 1)
 
 
 @njit(cache=True)

@@ -95,10 +95,10 @@ _Buffers = tuple[Array, npt.NDArray[np.float64], Array, Array, Array, Array]
 
 def default_table_bits(game: Game) -> int:
     """2**22 buckets of two entries, 16 bytes each (128 MiB), for Alternator; for Alak, whose
-    entries also keep two summaries of 16·(N+9) bytes, 2**20 up to 12 points (1.3 GiB on 12),
-    2**19 up to 16 (0.8 GiB on 16) and 2**18 beyond."""
+    entries also keep two summaries of 16·(N+33) bytes, 2**19 up to 12 points (1.4 GiB on 12),
+    2**18 up to 16 (0.8 GiB on 16) and 2**17 beyond."""
     if isinstance(game, Alak):
-        return 20 if game.size <= 12 else 19 if game.size <= 16 else 18
+        return 19 if game.size <= 12 else 18 if game.size <= 16 else 17
     return 22
 
 
@@ -396,7 +396,6 @@ class Solver:
         """Asked between chunks: True stops the solve as Ctrl-C does. By default, whether
         this is a worker process whose parent asked its tasks to stop (a worker leaves Ctrl-C
         to its parent: :mod:`agon.core.workers`)."""
-        kernels_fingerprint()  # (taken now: the code this solver runs)
         self.earlier = Work()
         """The work of earlier runs in the tables (:meth:`load_tables`)."""
         self._started = self._saved = time.monotonic()
@@ -567,8 +566,7 @@ class Solver:
                         return beta, result
                 return None
 
-        bound = int(self.control[K.C_MAX_VALUE])
-        lower, upper = -bound, bound
+        lower, upper = self._stored_bounds(array, sign, buffers)
         estimate = guess
         while lower < upper:
             self._bounds, self._sign = (lower, upper), sign
@@ -584,6 +582,25 @@ class Solver:
                 estimate = result
             yield lower, upper
         return lower
+
+    def _stored_bounds(self, array: Array, sign: int, buffers: _Buffers) -> tuple[int, int]:
+        """The bounds on ``array``'s value (units, as :meth:`value` counts them) that the
+        table proves already, else the game's own: two searches limited to no ply, which look
+        the position up and go no further. MTD(f) starts from them, so a solve that goes on
+        from saved tables asks only the tests still open (from the game's own bounds it would
+        ask its first guess again, perhaps the hardest test, before the stored bounds answer
+        the others)."""
+        bound = int(self.control[K.C_MAX_VALUE])
+        lower, upper = -bound, bound
+        for alpha, beta in ((-bound, -bound + 1), (bound - 1, bound)):
+            result = self._probe_at(array, sign, alpha, beta, 0, buffers)
+            if result == K.UNKNOWN:
+                continue
+            if result >= beta:
+                lower = result
+            else:
+                upper = result
+        return lower, upper
 
     def _probe_rounds(
         self, array: Array, sign: int, alpha: int, beta: int, buffers: _Buffers
