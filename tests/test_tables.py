@@ -119,8 +119,20 @@ def test_drange_s_second_and_third_openings_are_compared_and_a_disagreement_show
 
 def test_the_drange_claim_job_plays_lines_after_the_disputed_openings() -> None:
     job = next(job for job in tables.jobs() if job.key == "claim-drange-9")
-    assert job.game == Alak(9, tables.AlakRules.TROMP_TAYLOR) and job.openings
+    assert job.game == Alak(9, tables.AlakRules.TROMP_TAYLOR)
     assert job.lines_after == tables.DRANGE_LINES[9]
+
+
+def test_a_value_that_disagrees_with_drange_s_is_shown_with_its_line() -> None:
+    line = {"moves": ["4", "2", "pass", "pass"], "end": "both players passed", "margin": 2.0}
+    text = render({
+        "alak-tromp-taylor-12": {"status": "solved", "value": 2.0, "best_moves": ["4"],
+                                 "nodes": 9, "seconds": 0.1, "openings_max_seconds": 9},
+        "claim-drange-12": {"status": "solved", "lines": {"4": line}},
+    })
+    assert "| 12 | 1 | +2 | **no** |" in text
+    assert "1 × 12: Drange gives +1, here the value is +2." in text
+    assert "- after 4: `4 2 pass pass` — both players passed, Black's margin +2" in text
 
 
 def _jobs() -> list[Job]:

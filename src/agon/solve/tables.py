@@ -68,10 +68,11 @@ DRANGE_LINEAR: dict[int, tuple[str, ...]] = {
 "Mini-GO" writes it (http://www.mathpuzzle.com/go, worked out in 1998, seen in a stored copy):
 after the best opening and, where given, the second- and third-best ones, a pass in
 parentheses. Its ko rule is not stated, so agreement is evidence, not proof, for either side."""
-DRANGE_LINES = {9: ("2", "4", "5")}
-"""Boards where the solved openings disagree with :data:`DRANGE_LINEAR`, and the openings after
+DRANGE_LINES = {9: ("2", "4", "5"), 12: ("4",)}
+"""Boards where the solved values disagree with :data:`DRANGE_LINEAR`, and the openings after
 which the tables give a line of perfect play to show it: on 1 × 9 the third-best opening is
-worth 0 here, not -2, and these are the three best."""
+worth 0 here, not -2, and these are the three best; 1 × 12 is worth +2 here, not +1, and 4 is
+an opening that keeps it."""
 
 
 @dataclass(frozen=True)
@@ -120,7 +121,7 @@ def jobs() -> Iterator[Job]:
         lines_after=("2", "3"),
     )
     for size, openings in DRANGE_LINES.items():
-        yield Job(f"claim-drange-{size}", Alak(size, AlakRules.TROMP_TAYLOR), openings=True,
+        yield Job(f"claim-drange-{size}", Alak(size, AlakRules.TROMP_TAYLOR),
                   lines_after=openings)
     tromp_taylor_5 = Alak(5, AlakRules.TROMP_TAYLOR)
     for board, _ in HAYWARD_EXERCISES:
@@ -811,8 +812,14 @@ def _claims_section(results: dict[str, Any]) -> list[str]:
             Alak(size, AlakRules.TROMP_TAYLOR), record["moves"]
         )
         if len(ranked) < len(cells):  # only the value is known here
-            agrees = "yes" if value == _drange_value(cells[0]) else "**no**"
+            drange_value = _drange_value(cells[0])
+            agrees = "yes" if value == drange_value else "**no**"
             lines.append(f"| {size} | {shown} | {_signed(value)} | {agrees} |")
+            if value != drange_value:
+                explained += [
+                    f"1 × {size}: Drange gives {_signed(drange_value)}, here the value is "
+                    f"{_signed(value)}.", *_drange_lines(size, results), "",
+                ]
             continue
         wrong = [
             rank for rank, (cell, (mine, _)) in enumerate(zip(cells, ranked, strict=False))
@@ -865,16 +872,22 @@ def _drange_disagreement(
     text = [f"1 × {size}: {found}. The openings here: " + ", ".join(
         f"{move}: {_signed(value)}" for value, move in ranked
     ) + "."]
+    return [*text, *_drange_lines(size, results), ""]
+
+
+def _drange_lines(size: int, results: dict[str, Any]) -> list[str]:
+    """The lines of perfect play the job ``claim-drange-SIZE`` recorded, if any."""
     claim = results.get(f"claim-drange-{size}")
-    if claim is not None and "lines" in claim:
-        text += [
-            "",
-            "Lines of perfect play after the best of them (at every step, the first move found "
-            "to keep the value, so White's replies hold Black to the opening's value):",
-            "",
-            *(_line(f"after {first}", line) for first, line in claim["lines"].items()),
-        ]
-    return [*text, ""]
+    if claim is None or "lines" not in claim:
+        return []
+    return [
+        "",
+        "Lines of perfect play after the openings in question (at every step, the first move "
+        "found to keep the value, so White's replies hold Black to the opening's value, and "
+        "Black's keep it):",
+        "",
+        *(_line(f"after {first}", line) for first, line in claim["lines"].items()),
+    ]
 
 
 def _quality_section(results: dict[str, Any]) -> list[str]:
