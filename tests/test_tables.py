@@ -120,7 +120,12 @@ def test_drange_s_second_and_third_openings_are_compared_and_a_disagreement_show
 def test_the_drange_claim_job_plays_lines_after_the_disputed_openings() -> None:
     job = next(job for job in tables.jobs() if job.key == "claim-drange-9")
     assert job.game == Alak(9, tables.AlakRules.TROMP_TAYLOR)
-    assert job.lines_after == tables.DRANGE_LINES[9]
+    assert job.lines_after == tables.DRANGE_LINES[9] and job.lines_only
+    record = tables._solve(job, 60.0, None, 12)
+    assert record["status"] == "solved" and "value" not in record
+    assert {first: line["margin"] for first, line in record["lines"].items()} == {
+        "2": 0.0, "4": 0.0, "5": 0.0
+    }
 
 
 def test_a_value_that_disagrees_with_drange_s_is_shown_with_its_line() -> None:
