@@ -143,8 +143,9 @@ def _solve(
     that stops before it is solved saves its solver's tables there, and (with ``resume``)
     one whose file exists goes on from it (the record then says what the earlier runs did);
     a solved job's file is deleted. With ``move_jobs`` above one, the job's moves are solved
-    apart instead (:func:`_solve_moves_apart`)."""
-    if move_jobs > 1:
+    apart instead (:func:`_solve_moves_apart`), except in a job of lines only (its position's
+    moves are not what it solves)."""
+    if move_jobs > 1 and not job.lines_only:
         return _solve_moves_apart(
             job, max_seconds, progress, table_bits, checkpoint, resume, move_jobs
         )
