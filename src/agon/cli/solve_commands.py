@@ -40,7 +40,7 @@ from agon.solve.solver import (
     perfect_play,
     stderr_progress,
 )
-from agon.solve.tables import DEFAULT_OUT, generate_tables
+from agon.solve.tables import ALAK_TABLE_BITS, DEFAULT_OUT, TABLE_BITS, generate_tables
 
 INTERRUPTED = 130  # the shell's status for a program ended by Ctrl-C
 TIMED_OUT = 124  # timeout(1)'s status for a command that ran past its limit
@@ -104,8 +104,8 @@ TableBitsOpt = Annotated[
     int | None,
     typer.Option(
         help="Transposition table of 2**BITS buckets of two entries (default 22 for "
-        "Alternator, 16 bytes an entry; for Alak, whose entries are 16·(2N+19) bytes, 20 up "
-        "to 12 points, 19 up to 16 and 18 beyond).",
+        "Alternator, 16 bytes an entry; for Alak, whose entries also keep two summaries of "
+        "16·(N+33) bytes, 19 up to 12 points, 18 up to 16 and 17 beyond).",
         show_default=False,
     ),
 ]
@@ -365,7 +365,8 @@ def tables(
         int | None,
         typer.Option(
             help="Transposition table of 2**BITS buckets of two entries for every solve "
-            "(default 23 for Alternator and 21 for Alak); a result records a size set here.",
+            f"(default {TABLE_BITS} for Alternator and {ALAK_TABLE_BITS} for Alak); a result "
+            "records a size set here.",
             show_default=False,
         ),
     ] = None,
