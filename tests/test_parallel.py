@@ -106,6 +106,22 @@ def test_a_solver_asked_to_stop_stops_after_its_chunk_as_on_ctrl_c() -> None:
     assert not stopped.value.timed_out and stopped.value.nodes > 0
 
 
+@pytest.mark.parametrize(
+    "game", [Alak(9), Alak(16, AlakRules.TROMP_TAYLOR, komi_points=2.5)], ids=str
+)
+def test_a_moves_bounds_at_the_games_own_limits_bound_nothing(game: Alak) -> None:
+    solver = Solver(game, 12)
+    solver.stop_requested = lambda: True
+    with pytest.raises(SolveInterrupted) as stopped:
+        solver.solve(game.new_state())
+    # the game's own limits (a point each way per point, less the komi) are no bound
+    assert solver.proven_bounds(stopped.value) == (-INF, INF)
+    limit = stopped.value.upper
+    proven = SolveInterrupted(limit - 4, limit, 1, 0.1, True)
+    assert solver.proven_bounds(proven) == (limit - 4, INF)
+    assert solver.proven_bounds(SolveInterrupted(limit, limit, 1, 0.1, True)) == (limit, limit)
+
+
 def test_solve_with_jobs_gives_the_value_and_best_moves_of_one_solve() -> None:
     options = ["solve", "alak", "--size", "6", "--rules", "tromp-taylor", "--json", "-q"]
     alone = json.loads(runner.invoke(app, options).stdout)

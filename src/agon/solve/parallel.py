@@ -171,7 +171,7 @@ def _solve_move(
         solution = solver.solve(child)
     except SolveInterrupted as stop:
         return MoveResult(
-            move, stop.lower, stop.upper, stop.nodes, stop.seconds, solver.earlier
+            move, *solver.proven_bounds(stop), stop.nodes, stop.seconds, solver.earlier
         )
     finally:
         if tables is not None:
