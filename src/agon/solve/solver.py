@@ -720,10 +720,10 @@ class Solver:
         """``stop``'s bounds (Black's margin) with those at the game's own limits made
         infinite, as :meth:`_proven` makes them: a limit bounds every game, so nothing was
         proven there (a position's moves show "≤ −3", not "−12…−3")."""
-        largest = int(self.control[K.C_MAX_VALUE])
-        lowest, highest = sorted(self._report_value(units) for units in (-largest, largest))
         if stop.lower == stop.upper:
             return stop.lower, stop.upper
+        largest = int(self.control[K.C_MAX_VALUE])
+        lowest, highest = sorted(self._report_value(units) for units in (-largest, largest))
         lower = float("-inf") if stop.lower <= lowest else stop.lower
         return lower, float("inf") if stop.upper >= highest else stop.upper
 
