@@ -44,13 +44,14 @@ def test_symmetric_moves_are_those_after_which_positions_and_histories_are_image
     game = Alak(5, AlakRules.TROMP_TAYLOR)
     solver = Solver(game, 10)
     start = game.new_state()
-    assert solver.symmetric_moves(start) == [[0, 4], [1, 3], [2], [game.parse_move("pass")]]
+    pass_move = game.parse_move("pass")
+    assert solver.symmetric_moves(start) == {0: [0, 4], 1: [1, 3], 2: [2], pass_move: [pass_move]}
     # x 1, o 3, x 5: the board is its own mirror image, its history is not (x came to 1
     # first), so o's moves 2 and 4 lead to positions that superko can tell apart
     lopsided = game.new_state()
     lopsided.play_all(game.parse_moves("1 3 5"))
     classes = solver.symmetric_moves(lopsided)
-    assert [1] in classes and [3] in classes
+    assert classes[1] == [1] and classes[3] == [3]
 
 
 def test_moves_out_of_time_bound_the_value_as_their_own_bounds_do() -> None:

@@ -78,7 +78,7 @@ def solve_moves_in_workers(
         solver = Solver(game, table_bits, progress=progress, search=search)
         return solver.solve(state, openings=True)
     # one move of each class of symmetric moves is solved; the others are worth the same
-    classes = {kind[0]: kind for kind in Solver(game, 10).symmetric_moves(state)}
+    classes = Solver(game, 10).symmetric_moves(state)
     started = time.monotonic()
     deadline = None if max_seconds is None else started + max_seconds
     results: list[MoveResult] = []

@@ -503,11 +503,15 @@ class Solver:
     def legal_moves(self, array: Array) -> list[Move]:
         return self.twin.legal_list(array)
 
-    def symmetric_moves(self, state: State) -> list[list[Move]]:
-        """The legal moves of ``state`` in classes, in move order: the positions after the
-        moves of a class (with their histories) are images of one another under the variant's
-        symmetries, as the table's keys tell, so they are worth the same."""
-        array = self.state_array(state)
+    def symmetric_moves(self, state: State) -> dict[Move, list[Move]]:
+        """The legal moves of ``state`` in classes, in move order, each under its first move:
+        the positions after the moves of a class (with their histories) are images of one
+        another under the variant's symmetries, as the table's keys tell, so they are worth
+        the same."""
+        return self._move_classes(self.state_array(state))
+
+    def _move_classes(self, array: Array) -> dict[Move, list[Move]]:
+        """:meth:`symmetric_moves` of the position ``array`` holds."""
         classes: dict[int, list[Move]] = {}
         symmetries, params = self.symmetries, self.twin.params
         for move in self.legal_moves(array):
@@ -515,7 +519,7 @@ class Solver:
             image_key = symmetries.canonical(params, symmetries.data, array, self.image)
             self.twin.undo(params, array)
             classes.setdefault(int(image_key), []).append(move)
-        return list(classes.values())
+        return {kind[0]: kind for kind in classes.values()}
 
     # --- solving -----------------------------------------------------------------------------
 
@@ -892,8 +896,10 @@ class Solver:
         in ``checks`` what each move's search finds as it goes (every move's value where
         ``checks.values`` is given). The moves' searches take turns a round at a time, so the
         cheap ones are settled first and no hard one holds the others up; with ``first_only``
-        they stop at the first best move found (which is then the only one returned)."""
+        they stop at the first best move found (which is then the only one returned). One
+        move of each class of symmetric moves is searched; the others share its result."""
         moves = self.legal_moves(array)
+        classes = self._move_classes(array)
         buffers = self._buffers(array)  # (the moves' positions have fewer plies left)
         keeps, move_values = checks.keeps, checks.values
         largest = int(self.control[K.C_MAX_VALUE])
@@ -906,9 +912,9 @@ class Solver:
                 checks.bounds[move] = (-value, -value) if keeps[move] else (result, largest)
                 return first_only and keeps[move]
 
-            self._take_turns(array, " (is it best?)", checked, checks.bounds, {
+            self._take_turns(array, " (is it best?)", checked, checks.bounds, classes, {
                 move: self._probe_rounds(array, -black_view, -value, -value + 1, buffers)
-                for move in moves
+                for move in classes
             })
             return [move for move in moves if keeps.get(move)]
 
@@ -918,8 +924,8 @@ class Solver:
             checks.bounds[move] = (result, result)
             return False
 
-        self._take_turns(array, "", valued, checks.bounds, {
-            move: self._value_rounds(array, -black_view, -value, buffers) for move in moves
+        self._take_turns(array, "", valued, checks.bounds, classes, {
+            move: self._value_rounds(array, -black_view, -value, buffers) for move in classes
         })
         for move in moves:  # in move order, not the order they were settled in
             move_values[move] = move_values.pop(move)
@@ -927,12 +933,14 @@ class Solver:
 
     def _take_turns(
         self, array: Array, asking: str, settled: Callable[[Move, int], bool],
-        bounds: dict[Move, tuple[int, int]], searches: dict[Move, Searching],
+        bounds: dict[Move, tuple[int, int]], classes: dict[Move, list[Move]],
+        searches: dict[Move, Searching],
     ) -> None:
         """Run the searches of the positions after ``searches``' moves a round each in turn,
         keeping in ``bounds`` what each round has proven and handing each result (both in the
         opponent's view) to ``settled`` as it comes, until all are settled or ``settled`` says
-        it has what it needs (returns True)."""
+        it has what it needs (returns True). What a move's search finds holds for every move
+        of its class (``classes``, under the move searched)."""
         play, undo, params = self.twin.play, self.twin.undo, self.twin.params
         while searches:
             for move, searching in list(searches.items()):
@@ -940,10 +948,12 @@ class Solver:
                 play(params, array, move)
                 enough = False
                 try:
-                    bounds[move] = next(searching)
+                    found = next(searching)
+                    bounds.update(dict.fromkeys(classes[move], found))
                 except StopIteration as done:
                     del searches[move]
-                    enough = settled(move, int(done.value))
+                    results = [settled(image, int(done.value)) for image in classes[move]]
+                    enough = any(results)
                 finally:
                     undo(params, array)
                 if enough:
