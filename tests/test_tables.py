@@ -82,6 +82,14 @@ def test_the_markdown_shows_values_openings_bounds_and_claims() -> None:
         **RESULTS["alak-tromp-taylor-8"], "value_seconds": 12.5, "value_nodes": 4000,
         "best_so_far": ["2", "7"], "not_best": ["1"],
     }})
+    # going on from earlier runs' tables, that cost is this run's (the earlier work beside it)
+    assert (
+        "value +3 (proven in 0.0 s, 2 nodes of this run); its moves not all solved in 30 s "
+        "(going on from 9 nodes, 5 s over 1 run before)"
+    ) in render({"alak-tromp-taylor-8": {
+        **RESULTS["alak-tromp-taylor-8"], "value_seconds": 0.0, "value_nodes": 2,
+        "earlier": {"nodes": 9, "runs": 1, "seconds": 5.0},
+    }})
     # and so are the moves' bounds, where the job stopped while searching them
     assert "(value in [1, 2]; moves so far: 1:≤-3 2:+1…+2 3:-2 pass:≥-2) |" in render({
         "alak-tromp-taylor-12": {

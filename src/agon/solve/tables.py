@@ -634,7 +634,12 @@ def _unsolved(record: dict[str, Any] | None) -> str:
         seconds = record["max_seconds"]
         cost, checked = "", ""
         if "value_seconds" in record:
-            cost = f" (proven in {record['value_seconds']:,} s, {record['value_nodes']:,} nodes)"
+            # a run going on from earlier tables may find the value there at once
+            this_run = " of this run" if "earlier" in record else ""
+            cost = (
+                f" (proven in {record['value_seconds']:,} s, {record['value_nodes']:,} nodes"
+                f"{this_run})"
+            )
         if "best_so_far" in record:
             checked = f" (best so far: {', '.join(record['best_so_far']) or 'none'}"
             if record["not_best"]:
