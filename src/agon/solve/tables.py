@@ -68,11 +68,12 @@ DRANGE_LINEAR: dict[int, tuple[str, ...]] = {
 "Mini-GO" writes it (http://www.mathpuzzle.com/go, worked out in 1998, seen in a stored copy):
 after the best opening and, where given, the second- and third-best ones, a pass in
 parentheses. Its ko rule is not stated, so agreement is evidence, not proof, for either side."""
-DRANGE_LINES = {9: ("2", "4", "5"), 12: ("4",)}
+DRANGE_LINES = {9: ("2", "4", "5"), 12: ("4",), 13: ("7",)}
 """Boards where the solved values disagree with :data:`DRANGE_LINEAR`, and the openings after
 which the tables give a line of perfect play to show it: on 1 × 9 the third-best opening is
 worth 0 here, not -2, and these are the three best; 1 × 12 is worth +2 here, not +1, and 4 is
-an opening that keeps it."""
+an opening that keeps it; 1 × 13 is worth 0 here, not +2, and after the central opening 7
+White holds Black to 0."""
 
 
 @dataclass(frozen=True)
