@@ -87,17 +87,23 @@ def component_sizes(successors: list[list[int]]) -> list[int]:
     return sizes
 
 
+def predecessors_of(successors: list[list[int]]) -> list[list[int]]:
+    """Each position's predecessors (indices), from the successors."""
+    predecessors: list[list[int]] = [[] for _ in successors]
+    for node, targets in enumerate(successors):
+        for target in targets:
+            predecessors[target].append(node)
+    return predecessors
+
+
 def forces(
-    positions: list[Position], successors: list[list[int]], player: Player, margin: int
+    positions: list[Position], successors: list[list[int]], predecessors: list[list[int]],
+    player: Player, margin: int,
 ) -> bool:
     """Whether ``player`` can force, from the empty board, an end whose margin (Black's stones
     minus White's) is at least ``margin`` (Black) or at most it (White), endless play counting
     against ``player``: the positions from which the opponent cannot avoid such an end, found
     backwards from the ends."""
-    predecessors: list[list[int]] = [[] for _ in positions]
-    for node, targets in enumerate(successors):
-        for target in targets:
-            predecessors[target].append(node)
     sign = 1 if player is Player.BLACK else -1
     unsettled = [len(targets) for targets in successors]
     won = [False] * len(positions)
@@ -122,12 +128,16 @@ def forces(
 
 def main(arguments: list[str]) -> None:
     edge_capture = "--no-edge-capture" not in arguments
-    for size in (int(argument) for argument in arguments if not argument.startswith("--")):
+    sizes = [argument for argument in arguments if argument != "--no-edge-capture"]
+    if not sizes or not all(size.isdigit() and 1 <= int(size) <= 12 for size in sizes):
+        sys.exit("usage: position_graph.py SIZE [SIZE ...] [--no-edge-capture]  (sizes 1 to 12)")
+    for size in map(int, sizes):
         positions, successors = position_graph(Alak(size=size, edge_capture=edge_capture))
-        cycles = [size for size in component_sizes(successors) if size > 1]
+        predecessors = predecessors_of(successors)
+        cycles = [count for count in component_sizes(successors) if count > 1]
         margins = range(-size, size + 1)
-        black = [m for m in margins if forces(positions, successors, Player.BLACK, m)]
-        white = [m for m in margins if forces(positions, successors, Player.WHITE, m)]
+        black = [m for m in margins if forces(positions, successors, predecessors, Player.BLACK, m)]
+        white = [m for m in margins if forces(positions, successors, predecessors, Player.WHITE, m)]
         print(
             f"1 x {size}: {len(positions):,} positions, {sum(cycles):,} on cycles "
             f"({sum(cycles) / len(positions):.0%}, largest component {max(cycles, default=0):,}); "

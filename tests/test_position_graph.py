@@ -26,20 +26,22 @@ def position_graph() -> ModuleType:
 
 def test_seven_points_with_edge_capture_have_cycles(position_graph: ModuleType) -> None:
     positions, successors = position_graph.position_graph(Alak(size=7))
+    predecessors = position_graph.predecessors_of(successors)
     assert len(positions) == 4_401
     cycles = [size for size in position_graph.component_sizes(successors) if size > 1]
     assert cycles == [1_166]
-    assert position_graph.forces(positions, successors, Player.BLACK, 1)
-    assert not position_graph.forces(positions, successors, Player.BLACK, 2)
-    assert position_graph.forces(positions, successors, Player.WHITE, 1)
-    assert not position_graph.forces(positions, successors, Player.WHITE, 0)
+    assert position_graph.forces(positions, successors, predecessors, Player.BLACK, 1)
+    assert not position_graph.forces(positions, successors, predecessors, Player.BLACK, 2)
+    assert position_graph.forces(positions, successors, predecessors, Player.WHITE, 1)
+    assert not position_graph.forces(positions, successors, predecessors, Player.WHITE, 0)
 
 
 def test_without_edge_capture_eight_points_have_no_cycle(position_graph: ModuleType) -> None:
     positions, successors = position_graph.position_graph(Alak(size=8, edge_capture=False))
+    predecessors = position_graph.predecessors_of(successors)
     assert max(position_graph.component_sizes(successors)) == 1
-    assert position_graph.forces(positions, successors, Player.BLACK, 0)
-    assert position_graph.forces(positions, successors, Player.WHITE, 0)
+    assert position_graph.forces(positions, successors, predecessors, Player.BLACK, 0)
+    assert position_graph.forces(positions, successors, predecessors, Player.WHITE, 0)
 
 
 def test_the_forced_margins_are_not_bounds_of_the_real_game(position_graph: ModuleType) -> None:
@@ -47,7 +49,8 @@ def test_the_forced_margins_are_not_bounds_of_the_real_game(position_graph: Modu
     +2: the repetition rule refuses White's only placement of this line and ends the game."""
     game = Alak(size=5)
     positions, successors = position_graph.position_graph(game)
-    assert position_graph.forces(positions, successors, Player.WHITE, 1)
+    predecessors = position_graph.predecessors_of(successors)
+    assert position_graph.forces(positions, successors, predecessors, Player.WHITE, 1)
     state = game.new_state()
     for point in (2, 5, 1, 3, 4, 1, 2, 5, 1):
         state.play(point - 1)
