@@ -13,6 +13,7 @@ from agon.core.player import Player
 from agon.games.alak import Alak
 from agon.games.alak.rules import AlakRules
 from agon.games.alternator import Alternator
+from agon.solve import kernels as K
 from agon.solve.parallel import MoveResult, _stopped, solve_moves_in_workers
 from agon.solve.solver import SolveInterrupted, Solver
 
@@ -110,17 +111,17 @@ def test_a_solver_asked_to_stop_stops_after_its_chunk_as_on_ctrl_c() -> None:
 @pytest.mark.parametrize(
     "game", [Alak(9), Alak(16, AlakRules.TROMP_TAYLOR, komi_points=2.5)], ids=str
 )
-def test_a_moves_bounds_at_the_games_own_limits_bound_nothing(game: Alak) -> None:
+def test_bounds_at_the_games_own_limits_bound_nothing(game: Alak) -> None:
     solver = Solver(game, 12)
     solver.stop_requested = lambda: True
     with pytest.raises(SolveInterrupted) as stopped:
         solver.solve(game.new_state())
     # the game's own limits (a point each way per point, less the komi) are no bound
-    assert solver.proven_bounds(stopped.value) == (-INF, INF)
-    limit = stopped.value.upper
-    proven = SolveInterrupted(limit - 4, limit, 1, 0.1, True)
-    assert solver.proven_bounds(proven) == (limit - 4, INF)
-    assert solver.proven_bounds(SolveInterrupted(limit, limit, 1, 0.1, True)) == (limit, limit)
+    assert (stopped.value.lower, stopped.value.upper) == (-INF, INF)
+    largest = int(solver.control[K.C_MAX_VALUE])  # (units, the mover's view)
+    assert solver._proven((largest - 4, largest)) == (largest - 4, K.INFINITY)
+    assert solver._proven((-largest, 4 - largest)) == (-K.INFINITY, 4 - largest)
+    assert solver._proven((largest, largest)) == (largest, largest)  # a value stays
 
 
 def test_solve_with_jobs_gives_the_value_and_best_moves_of_one_solve() -> None:

@@ -633,7 +633,19 @@ def test_solve_out_of_time_gives_the_bounds_so_far() -> None:
     # no bound yet is null (JSON has no infinity); any bound proven lies within the margins
     for bound in (data["lower"], data["upper"]):
         assert bound is None or -12 <= bound <= 12
-    assert "out of time: the value lies between" in result.stderr
+    assert "out of time: " in result.stderr
+
+
+INF = float("inf")
+
+
+@pytest.mark.parametrize(
+    ("lower", "upper", "said"),
+    [(-INF, INF, "no bound proven"), (-1.0, INF, "the value is at least -1"),
+     (-INF, 2.0, "the value is at most 2"), (-1.0, 2.0, "the value lies between -1 and 2")],
+)
+def test_a_stop_says_what_was_proven(lower: float, upper: float, said: str) -> None:
+    assert str(SolveInterrupted(lower, upper, 1, 0.1, True)) == f"out of time: {said}"
 
 
 def test_solve_stopped_among_the_moves_gives_what_it_proved_of_each(

@@ -180,6 +180,30 @@ def test_tables_are_solved_saved_and_resumed(
     assert "| 3 | +1 | 1:-1 **2:+1** 3:-1 |" in out.read_text()
 
 
+def test_a_side_with_no_bound_is_saved_as_null_and_read_back_as_none(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(tables, "jobs", lambda: iter([Job("alak-baljeu-3", Alak(3))]))
+
+    def unbounded(job: Job, max_seconds: float, *_: object) -> dict[str, Any]:
+        return {"status": "timeout", "max_seconds": max_seconds, "lower": float("-inf"),
+                "upper": float("inf"), "nodes": 1}
+
+    def refuse(constant: str) -> None:
+        raise AssertionError(f"{constant} is not JSON")
+
+    monkeypatch.setattr(tables, "_solve", unbounded)
+    out = tmp_path / "results.md"
+    generate_tables(out, 5.0, fresh=False, progress=None)
+    saved = json.loads(out.with_suffix(".json").read_text(), parse_constant=refuse)["jobs"]
+    assert saved["alak-baljeu-3"]["lower"] is None and saved["alak-baljeu-3"]["upper"] is None
+    assert "| 3 | not solved in 5 s (no bound proven) |" in out.read_text()
+    out.unlink()
+    monkeypatch.setattr(tables, "_solve", refuse)  # (no more time: it is read back, not rerun)
+    generate_tables(out, 5.0, fresh=False, progress=None)
+    assert "| 3 | not solved in 5 s (no bound proven) |" in out.read_text()
+
+
 def test_after_a_timeout_the_larger_boards_of_its_family_get_a_short_run_for_bounds(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

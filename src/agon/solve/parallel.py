@@ -170,9 +170,7 @@ def _solve_move(
     try:
         solution = solver.solve(child)
     except SolveInterrupted as stop:
-        return MoveResult(
-            move, *solver.proven_bounds(stop), stop.nodes, stop.seconds, solver.earlier
-        )
+        return MoveResult(move, stop.lower, stop.upper, stop.nodes, stop.seconds, solver.earlier)
     finally:
         if tables is not None:
             solver.keep_tables(tables)

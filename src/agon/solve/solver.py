@@ -179,10 +179,16 @@ class SolveInterrupted(Exception):
         self.move_bounds = move_bounds or {}
         """The root's moves (by name, in move order) with a bound proven on the position after
         them, where its moves were being searched: equal bounds are the move's value."""
-        if proven is None:
-            found = f"the value lies between {_bound_text(lower)} and {_bound_text(upper)}"
-        else:
+        if proven is not None:
             found = f"the value is {_bound_text(lower)} ({proven})"
+        elif math.isinf(lower) and math.isinf(upper):
+            found = "no bound proven"
+        elif math.isinf(upper):
+            found = f"the value is at least {_bound_text(lower)}"
+        elif math.isinf(lower):
+            found = f"the value is at most {_bound_text(upper)}"
+        else:
+            found = f"the value lies between {_bound_text(lower)} and {_bound_text(upper)}"
         super().__init__(f"{self.reason}: {found}")
 
     @property
@@ -706,7 +712,7 @@ class Solver:
         return value
 
     def _stopped(self, timed_out: bool) -> SolveInterrupted:
-        low, high = self._black_bounds(self._sign, self._bounds)
+        low, high = self._black_bounds(self._sign, self._proven(self._bounds))
         seconds = time.monotonic() - self._clock.started
         return SolveInterrupted(low, high, self.nodes, seconds, timed_out, earlier=self.earlier)
 
@@ -719,17 +725,6 @@ class Solver:
             return bounds
         lower = -K.INFINITY if lower <= -largest else lower
         return lower, K.INFINITY if upper >= largest else upper
-
-    def proven_bounds(self, stop: SolveInterrupted) -> Bounds:
-        """``stop``'s bounds (Black's margin) with those at the game's own limits made
-        infinite, as :meth:`_proven` makes them: a limit bounds every game, so nothing was
-        proven there (a position's moves show "≤ −3", not "−12…−3")."""
-        if stop.lower == stop.upper:
-            return stop.lower, stop.upper
-        largest = int(self.control[K.C_MAX_VALUE])
-        lowest, highest = sorted(self._report_value(units) for units in (-largest, largest))
-        lower = float("-inf") if stop.lower <= lowest else stop.lower
-        return lower, float("inf") if stop.upper >= highest else stop.upper
 
     def _black_bounds(self, sign: int, bounds: tuple[int, int]) -> Bounds:
         """Bounds in units from the view of the side to move (``sign`` as :meth:`value` takes
@@ -952,6 +947,7 @@ class Solver:
                     bounds.update(dict.fromkeys(classes[move], found))
                 except StopIteration as done:
                     del searches[move]
+                    # (a list first: every move of the class must reach ``settled``)
                     results = [settled(image, int(done.value)) for image in classes[move]]
                     enough = any(results)
                 finally:

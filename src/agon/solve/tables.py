@@ -296,7 +296,7 @@ def _load(path: Path) -> dict[str, Any]:
         data = json.loads(path.read_text())
     except (OSError, ValueError) as error:
         raise AgonError(f"cannot read saved results {path}: {error}") from None
-    return dict(data.get("jobs", {}))
+    return {key: _with_infinite_bounds(record) for key, record in data.get("jobs", {}).items()}
 
 
 def _write(path: Path, text: str) -> None:
@@ -309,7 +309,24 @@ def _write(path: Path, text: str) -> None:
 
 
 def _save(path: Path, results: dict[str, Any]) -> None:
-    _write(path, json.dumps({"jobs": results}, indent=1, sort_keys=True) + "\n")
+    jobs = {key: _with_json_bounds(record) for key, record in results.items()}
+    _write(path, json.dumps({"jobs": jobs}, indent=1, sort_keys=True) + "\n")
+
+
+_UNBOUNDED = {"lower": float("-inf"), "upper": float("inf")}
+"""A record's bounds where nothing was proven on that side (saved as null: JSON has no
+infinity)."""
+
+
+def _with_infinite_bounds(record: dict[str, Any]) -> dict[str, Any]:
+    """A saved record with its null bounds read as infinite."""
+    unbounded = [side for side in _UNBOUNDED if side in record and record[side] is None]
+    return record | {side: _UNBOUNDED[side] for side in unbounded}
+
+
+def _with_json_bounds(record: dict[str, Any]) -> dict[str, Any]:
+    """A record with its infinite bounds as null, to be saved."""
+    return record | {side: None for side in _UNBOUNDED if record.get(side) in _UNBOUNDED.values()}
 
 
 QUALITY_AGENTS = ("mcts:1s", "alphabeta:1s")
