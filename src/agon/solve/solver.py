@@ -907,7 +907,8 @@ class Solver:
                 checks.bounds[move] = (-value, -value) if keeps[move] else (result, largest)
                 return first_only and keeps[move]
 
-            self._take_turns(array, " (is it best?)", checked, checks.bounds, classes, {
+            kept = _bound_text(self._report_value(black_view * value))
+            self._take_turns(array, f" (does it keep {kept}?)", checked, checks.bounds, classes, {
                 move: self._probe_rounds(array, -black_view, -value, -value + 1, buffers)
                 for move in classes
             })
