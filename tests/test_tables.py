@@ -180,6 +180,16 @@ def test_tables_are_solved_saved_and_resumed(
     assert "| 3 | +1 | 1:-1 **2:+1** 3:-1 |" in out.read_text()
 
 
+@pytest.mark.parametrize(
+    ("lower", "upper", "shown"),
+    [(0.0, float("inf"), "value ≥ 0"), (float("-inf"), -2.0, "value ≤ -2"),
+     (-1.0, 1.0, "value in [-1, 1]"), (float("-inf"), float("inf"), "no bound proven")],
+)
+def test_a_board_out_of_time_shows_the_sides_proven(lower: float, upper: float, shown: str) -> None:
+    record = {"status": "timeout", "max_seconds": 30, "lower": lower, "upper": upper, "nodes": 9}
+    assert f"| 5 | not solved in 30 s ({shown}) |" in render({"alak-baljeu-5": record})
+
+
 def test_a_side_with_no_bound_is_saved_as_null_and_read_back_as_none(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

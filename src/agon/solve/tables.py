@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import fnmatch
 import json
+import math
 import platform
 import time
 from collections.abc import Callable, Iterator
@@ -667,9 +668,10 @@ def _unsolved(record: dict[str, Any] | None) -> str:
             f"value {_signed(record['lower'])}{cost}; its moves not all solved in {seconds:g} s"
             f"{_table(record)}{checked}{moves}"
         )
-    bounds = f"value in [{low}, {high}]"
-    if -record["lower"] == record["upper"] == float("inf"):
-        bounds = "no bound proven"
+    bounds = {
+        (True, True): "no bound proven", (False, True): f"value ≥ {low}",
+        (True, False): f"value ≤ {high}", (False, False): f"value in [{low}, {high}]",
+    }[math.isinf(record["lower"]), math.isinf(record["upper"])]
     return f"not solved in {record['max_seconds']:g} s{_table(record)} ({bounds}{moves})"
 
 
