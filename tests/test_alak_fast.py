@@ -18,10 +18,16 @@ from agon.games.alak.fast import (
     HEADER,
     NOT_OVER,
     RECORD,
+    S_BLACK,
     S_CAPACITY,
     S_HISTORY_LENGTH,
+    S_INDEX,
+    S_SIDE,
+    S_WHITE,
     THIRD_REPETITION,
     WHITE_STUCK,
+    _latest_occurrence,
+    _occurrences,
     fast_twin,
 )
 from agon.games.alak.rules import STONES
@@ -204,12 +210,17 @@ def test_published_examples_of_baljeu() -> None:
     [
         (Alak(7), "o.xo.o. x captured=7 seen=xx.xx..,o.xooo.", [1, 4]),
         (Alak(7, edge_capture=False), "o.xo.o. x captured=7 prisoners=3,1", [1, 4]),
-        (Alak(4, AlakRules.TRADITIONAL), ".x.x o captured=3 prisoners=1,0 ko=.xo. "
-         "seen=....:x,.x..:o,.xo.:x", [4]),
-        (Alak(4, AlakRules.TRADITIONAL, komi_points=0.5), "x.o. x passes=1 ko=x.o. "
-         "seen=x.o.:x,x.o.:o,x.o.:x", []),
-        (Alak(3, AlakRules.TROMP_TAYLOR, komi_points=1.0), "x.. o captured=3 seen=...,.o.",
-         [2, 3]),
+        (
+            Alak(4, AlakRules.TRADITIONAL),
+            ".x.x o captured=3 prisoners=1,0 ko=.xo. seen=....:x,.x..:o,.xo.:x",
+            [4],
+        ),
+        (
+            Alak(4, AlakRules.TRADITIONAL, komi_points=0.5),
+            "x.o. x passes=1 ko=x.o. seen=x.o.:x,x.o.:o,x.o.:x",
+            [],
+        ),
+        (Alak(3, AlakRules.TROMP_TAYLOR, komi_points=1.0), "x.. o captured=3 seen=...,.o.", [2, 3]),
         (Alak(3, AlakRules.TROMP_TAYLOR), "x.. o passes=1 prisoners=2,0 seen=...,x..", [1, 2, 3]),
     ],
     ids=["baljeu", "baljeu-noedge", "ko", "third-repetition", "superko", "passed"],
@@ -261,8 +272,12 @@ def _history_from(game: Alak, array: Array, start: int) -> str:
 
 @pytest.mark.parametrize(
     ("rules", "edge"),
-    [(AlakRules.BALJEU, True), (AlakRules.BALJEU, False), (AlakRules.TRADITIONAL, True),
-     (AlakRules.TROMP_TAYLOR, True)],
+    [
+        (AlakRules.BALJEU, True),
+        (AlakRules.BALJEU, False),
+        (AlakRules.TRADITIONAL, True),
+        (AlakRules.TROMP_TAYLOR, True),
+    ],
     ids=["baljeu", "baljeu-noedge", "traditional", "tromp-taylor"],
 )
 def test_history_reference_names_the_earliest_record_that_matters(
@@ -349,6 +364,73 @@ def test_keys_of_transposed_moves() -> None:
     assert twin.key(twin.params, first) != twin.key(twin.params, second)
 
 
+def _scanned_occurrences(array: Array, black: int, white: int, side: int | None) -> list[int]:
+    """The history records with this board (and side, unless None), found by a plain scan."""
+    return [
+        index
+        for index in range(int(array[S_HISTORY_LENGTH]))
+        if (array[HEADER + RECORD * index + S_BLACK], array[HEADER + RECORD * index + S_WHITE])
+        == (black, white)
+        and (side is None or array[HEADER + RECORD * index + S_SIDE] == side)
+    ]
+
+
+def _index_agrees_with_a_scan(game: Alak, array: Array, rng: random.Random) -> int:
+    """Check the index's answers against a scan, for the boards one placement away (mostly
+    never seen) and for some boards of the history (seen, some many times); how many of them
+    the history holds."""
+    black, white = int(array[S_BLACK]), int(array[S_WHITE])
+    positions = [
+        (black | 1 << point, white & ~(1 << point), int(array[S_SIDE]))
+        for point in range(game.size)
+    ]
+    for index in rng.sample(range(int(array[S_HISTORY_LENGTH])), 10):
+        base = HEADER + RECORD * index
+        positions.append(tuple(int(array[base + field]) for field in (S_BLACK, S_WHITE, S_SIDE)))
+    found = 0
+    for board_black, board_white, side in positions:
+        if game.rules is AlakRules.TRADITIONAL:
+            seen = _scanned_occurrences(array, board_black, board_white, side)
+            present = array.copy()  # the index counts the present position's repeats
+            present[S_BLACK], present[S_WHITE], present[S_SIDE] = board_black, board_white, side
+            assert _occurrences(present) == (len(seen) + 1, seen[0] if seen else -1)
+        else:
+            seen = _scanned_occurrences(array, board_black, board_white, None)
+            assert _latest_occurrence(array, board_black, board_white) == (seen[-1] if seen else -1)
+        found += len(seen) > 1
+    return found
+
+
+@pytest.mark.parametrize("rules", list(AlakRules), ids=str)
+def test_the_index_finds_what_a_scan_of_the_history_finds(rules: AlakRules) -> None:
+    """The index of the history's boards (hash lists, fast.py) answers as a scan would, for
+    boards seen once, many times or never, after a long loaded history and over the moves
+    played on it; and taking every move back leaves it as it was loaded."""
+    game = Alak(6, rules)
+    twin, moves = fast_twin(game), np.empty(game.num_actions, dtype=np.int64)
+    found = 0
+    for seed in range(6):
+        rng = random.Random(f"index-{rules}-{seed}")
+        seen = ["".join(rng.choice("xo.") for _ in range(game.size)) for _ in range(300)]
+        if rules is AlakRules.TRADITIONAL:  # with repeats, and sides to move
+            seen = [f"{board}:{rng.choice('xo')}" for board in seen[:150] * 2]
+        text = f"...... x seen={','.join(board for board in seen if board[:6] != '......')}"
+        array = twin.from_reference(game.parse_position(text))
+        loaded_index = array[int(array[S_INDEX]) :].copy()
+        found += _index_agrees_with_a_scan(game, array, rng)
+        played = 0
+        while played < 300 and (count := twin.legal_moves(twin.params, array, moves)):
+            twin.play(
+                twin.params, array, random_move(list(moves[:count]), game.pass_move, rng, 0.2)
+            )
+            played += 1
+            found += _index_agrees_with_a_scan(game, array, rng)
+        for _ in range(played):
+            twin.undo(twin.params, array)
+        np.testing.assert_array_equal(array[int(array[S_INDEX]) :], loaded_index)
+    assert found > 100  # boards seen more than once
+
+
 def test_a_full_array_refuses_to_play() -> None:
     twin = fast_twin(Alak(5))
     array = twin.new_state()
@@ -422,9 +504,7 @@ def test_move_order_prefers_captures_then_rescues_then_placements_then_pass() ->
     game = Alak(9, AlakRules.TRADITIONAL)
     twin = fast_twin(game)
     array = twin.from_reference(game.parse_position("oxx.....o x"))
-    priority = {
-        move: twin.move_order(twin.params, array, move) for move in twin.legal_list(array)
-    }
+    priority = {move: twin.move_order(twin.params, array, move) for move in twin.legal_list(array)}
     # 7 captures the o at 8; 3 saves x's chain in atari; 5 does neither; 9 passes
     assert priority[7] > priority[3] > priority[5] > priority[9]
 

@@ -19,7 +19,7 @@ for point ``p`` (N ≤ 40 points fit one int64), so comparing boards is exact.
 ====================  =================================================================
 
 ``state`` (int64, mutated in place): a *position record* of eleven fields, then bookkeeping,
-then the history as position records.
+then the history as position records, then the index of the history's boards.
 
 ================  ========================================================================
 ``[0]``, ``[1]``  Black's and White's stones (bitmasks)
@@ -37,8 +37,18 @@ then the history as position records.
 ``[12]``          how many of them were loaded (from a position text's ``seen=``): ``undo``
                   stops there
 ``[13]``          capacity: how many records the array holds
-``[14 + 11*i …]`` history record ``i`` (oldest first), in the layout of ``[0:11]``
+``[14]``          where the *index* of the history's boards starts (below)
+``[15 + 11*i …]`` history record ``i`` (oldest first), in the layout of ``[0:11]``
 ================  ========================================================================
+
+The *index* finds a board in the history without scanning it: the records are chained by a
+hash of their board into ``BUCKETS`` lists, newest first. The index holds the head of each
+list (record number + 1, 0 for none), then, per record, the next older record of its list. The
+history is a stack, so ``play`` pushes a record on its list and ``undo`` pops it off again, and
+``play`` then ``undo`` restores the array bit for bit. Scanning the history cost O(N·H) a move,
+which made the rules with a pass quadratic in a game's length (docs/search.md, *Measured*); the
+lists are short (a few records on average even after thousands of plies) and their heads take
+8 KB, which stays in cache where a hash table sized for the array's capacity did not.
 
 A loaded history entry knows only its board, and its side to move under the traditional rules
 (``board:x``); its side is -1 otherwise and its other fields are 0. Every move pushes the
@@ -95,8 +105,13 @@ P_SIZE, P_RULES, P_EDGE, P_KOMI, P_ZOBRIST = 0, 1, 2, 3, 4
 S_BLACK, S_WHITE, S_SIDE, S_PASSES, S_CAPTURED, S_PRISONERS = 0, 1, 2, 3, 4, 5
 S_KO_BLACK, S_KO_WHITE, S_KO_SET, S_HISTORY_KEY = 7, 8, 9, 10
 RECORD = 11
-S_HISTORY_LENGTH, S_LOADED, S_CAPACITY = 11, 12, 13
-HEADER = 14
+S_HISTORY_LENGTH, S_LOADED, S_CAPACITY, S_INDEX = 11, 12, 13, 14
+HEADER = 15
+
+BUCKETS = 1024
+"""The index's number of lists (a power of two)."""
+# odd 64-bit multipliers (the golden ratio's and one of xxHash's primes), for the index's hash
+INDEX_MULTIPLIERS = (-7046029254386353131, -4417276706812531889)
 
 NOT_OVER, BLACK_STUCK, WHITE_STUCK, BOTH_PASSED, THIRD_REPETITION = 0, 1, 2, 3, 4
 """End codes; ``BLACK_STUCK + side`` is the code of the side that has no placement."""
@@ -201,31 +216,69 @@ def _chain_has_liberty(own: int, occupied: int, point: int, n: int) -> bool:
 
 
 @njit(cache=True)
-def _latest_occurrence(state: Array, black: int, white: int, length: int) -> int:
-    """The index of the last of the first ``length`` history records with this board, or -1."""
-    for index in range(length - 1, -1, -1):
-        base = HEADER + RECORD * index
+def _index_head(state: Array, black: int, white: int) -> int:
+    """The offset of the head of the index's list for this board."""
+    hashed = black * INDEX_MULTIPLIERS[0] + white * INDEX_MULTIPLIERS[1]
+    return state[S_INDEX] + ((hashed >> 32) & (BUCKETS - 1))  # type: ignore[no-any-return]
+
+
+@njit(cache=True)
+def _index_link(state: Array, index: int) -> int:
+    """The offset where record ``index`` keeps the next older record of its list (+ 1)."""
+    return state[S_INDEX] + BUCKETS + index  # type: ignore[no-any-return]
+
+
+@njit(cache=True)
+def _record_head(state: Array, index: int) -> int:
+    base = HEADER + RECORD * index
+    return _index_head(state, state[base + S_BLACK], state[base + S_WHITE])
+
+
+@njit(cache=True)
+def _index_push(state: Array, index: int) -> None:
+    """Put history record ``index``, the latest, at the head of its list."""
+    head = _record_head(state, index)
+    state[_index_link(state, index)] = state[head]
+    state[head] = index + 1
+
+
+@njit(cache=True)
+def _index_pop(state: Array, index: int) -> None:
+    """Take history record ``index``, the latest, off its list again."""
+    link = _index_link(state, index)
+    state[_record_head(state, index)] = state[link]
+    state[link] = 0
+
+
+@njit(cache=True)
+def _latest_occurrence(state: Array, black: int, white: int) -> int:
+    """The index of the last history record with this board, or -1 (baljeu, tromp-taylor)."""
+    entry = state[_index_head(state, black, white)]
+    while entry:
+        base = HEADER + RECORD * (entry - 1)
         if state[base + S_BLACK] == black and state[base + S_WHITE] == white:
-            return index
+            return entry - 1  # type: ignore[no-any-return]
+        entry = state[_index_link(state, entry - 1)]
     return -1
 
 
 @njit(cache=True)
 def _occurrences(state: Array) -> tuple[int, int]:
     """How often the present board with the present side to move has occurred, now included,
-    and the index of its first earlier occurrence (-1 if none)."""
+    and the index of its first earlier occurrence, -1 if none (traditional)."""
     black, white, side = state[S_BLACK], state[S_WHITE], state[S_SIDE]
     count, first = 1, -1
-    for index in range(state[S_HISTORY_LENGTH]):
-        base = HEADER + RECORD * index
+    entry = state[_index_head(state, black, white)]
+    while entry:
+        base = HEADER + RECORD * (entry - 1)
         if (
             state[base + S_BLACK] == black
             and state[base + S_WHITE] == white
             and state[base + S_SIDE] == side
         ):
             count += 1
-            if first < 0:
-                first = index
+            first = entry - 1  # the list runs newest first
+        entry = state[_index_link(state, entry - 1)]
     return count, first
 
 
@@ -258,7 +311,7 @@ def _placement(params: Array, state: Array, point: int) -> tuple[bool, int, int,
     if rules == TRADITIONAL:
         if state[S_KO_SET] and black == state[S_KO_BLACK] and white == state[S_KO_WHITE]:
             return False, 0, 0, 0
-    elif _latest_occurrence(state, black, white, state[S_HISTORY_LENGTH]) >= 0:
+    elif _latest_occurrence(state, black, white) >= 0:
         # (a placement never recreates the present board, so the history is enough)
         return False, 0, 0, 0
     return True, black, white, captured
@@ -310,19 +363,24 @@ def _position_hash(params: Array, black: int, white: int, side: int) -> int:
 
 
 @njit(cache=True)
-def _record_history_keys(params: Array, state: Array) -> None:
-    """Set the history key of every history record and of the present one, from scratch."""
+def _index_history(params: Array, state: Array) -> None:
+    """Fill the index and the history key of every record and of the present position from
+    the history records (an array just written from a reference state), as ``play`` would
+    have, one record after another."""
     length = state[S_HISTORY_LENGTH]
     traditional = params[P_RULES] == TRADITIONAL
     running = 0
     for index in range(length + 1):
+        state[S_HISTORY_LENGTH] = index  # the records before this one
         base = HEADER + RECORD * index if index < length else 0
         black, white = state[base + S_BLACK], state[base + S_WHITE]
         if traditional:
             running += _position_hash(params, black, white, state[base + S_SIDE])
-        elif _latest_occurrence(state, black, white, index) < 0:
+        elif _latest_occurrence(state, black, white) < 0:
             running += _position_hash(params, black, white, 0)
         state[base + S_HISTORY_KEY] = running
+        if index < length:
+            _index_push(state, index)
 
 
 @njit(cache=True)
@@ -360,6 +418,7 @@ def play(params: Array, state: Array, move: int) -> None:
     for field in range(RECORD):
         state[base + field] = state[field]
     state[S_HISTORY_LENGTH] = length + 1
+    _index_push(state, length)
     side = state[S_SIDE]
     traditional = params[P_RULES] == TRADITIONAL
     if traditional:
@@ -389,6 +448,7 @@ def undo(params: Array, state: Array) -> None:
     length = state[S_HISTORY_LENGTH] - 1
     if length < state[S_LOADED]:
         raise ValueError("there is no move to undo")
+    _index_pop(state, length)
     base = HEADER + RECORD * length
     for field in range(RECORD):
         state[field] = state[base + field]
@@ -510,7 +570,7 @@ def history_reference(params: Array, state: Array) -> int:
     for point in range(params[P_SIZE]):
         allowed, black, white, _ = _placement_before_history(params, state, point)
         if allowed:
-            latest = _latest_occurrence(state, black, white, state[S_HISTORY_LENGTH])
+            latest = _latest_occurrence(state, black, white)
             if latest >= 0:
                 reference = min(reference, latest)
     return reference
@@ -674,7 +734,9 @@ def fast_twin(game: Alak) -> FastTwin:
         played = reference._stack
         length = len(loaded) + len(played)
         capacity = length + history_margin(size)
-        array = np.zeros(HEADER + RECORD * capacity, dtype=np.int64)
+        index_start = HEADER + RECORD * capacity
+        array = np.zeros(index_start + BUCKETS + capacity, dtype=np.int64)
+        array[S_INDEX] = index_start
         for index, token in enumerate(loaded):
             board, _, stone = token.partition(":")
             base = HEADER + RECORD * index
@@ -684,7 +746,7 @@ def fast_twin(game: Alak) -> FastTwin:
             _write_position(array, HEADER + RECORD * index, position, rules)
         _write_position(array, 0, reference.current, rules)
         array[S_HISTORY_LENGTH], array[S_LOADED], array[S_CAPACITY] = length, len(loaded), capacity
-        _record_history_keys(params, array)
+        _index_history(params, array)
         return array
 
     def new_state() -> Array:
