@@ -145,6 +145,8 @@ def test_state_text_output() -> None:
         (["alternator", "--edge-capture"], ["Alak options"]),
         (["alak", "--size", "x"], ["number of points"]),
         (["alak", "--komi", "2"], ["no komi"]),
+        (["alternator", "--komi", "nan"], ["komi must be a finite number, not nan"]),
+        (["alak", "--rules", "tromp-taylor", "--komi", "inf"], ["finite number, not inf"]),
         (["chess"], ["unknown game 'chess'"]),
     ],
 )

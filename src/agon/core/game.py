@@ -12,13 +12,14 @@ the pass action where the rules have one. Text notation is the game's concern:
 
 from __future__ import annotations
 
+import math
 from abc import ABC, abstractmethod
 from collections.abc import Iterable, Mapping
 from contextlib import suppress
 from dataclasses import dataclass
 from typing import Any, ClassVar, TypeVar
 
-from agon.core.errors import IllegalMove, NotationError
+from agon.core.errors import AgonError, IllegalMove, NotationError
 from agon.core.player import Player
 
 Move = int
@@ -38,6 +39,12 @@ class Score:
     def margin(self) -> float:
         """Black's points minus White's."""
         return self.black - self.white
+
+
+def check_komi(komi: float) -> None:
+    """Refuse a komi that is not a finite number (``nan`` or ``inf`` parse as floats)."""
+    if not math.isfinite(komi):
+        raise AgonError(f"komi must be a finite number, not {komi}")
 
 
 def format_points(value: float) -> str:

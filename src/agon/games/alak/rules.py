@@ -15,7 +15,7 @@ from enum import StrEnum
 from typing import Any
 
 from agon.core.errors import AgonError, NotationError, PositionError
-from agon.core.game import Game, Move, Score, State, format_points
+from agon.core.game import Game, Move, Score, State, check_komi, format_points
 from agon.core.player import Player
 
 MAX_POINTS = 40
@@ -59,6 +59,7 @@ class Alak(Game):
         if not 1 <= self.size <= MAX_POINTS:
             raise AgonError(f"an Alak board has 1 to {MAX_POINTS} points, not {self.size}")
         object.__setattr__(self, "rules", AlakRules.parse(str(self.rules)))
+        check_komi(self.komi_points)
         if self.rules is AlakRules.BALJEU:
             if self.komi_points:
                 raise AgonError("the baljeu rules count stones and have no komi")

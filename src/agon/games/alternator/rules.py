@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from agon.core.errors import AgonError, NotationError, PositionError
-from agon.core.game import Game, Move, Score, State, format_points
+from agon.core.game import Game, Move, Score, State, check_komi, format_points
 from agon.core.player import Player
 
 MAX_SIDE = 26
@@ -48,6 +48,7 @@ class Alternator(Game):
                 raise AgonError(f"board {label} must be 1 to {MAX_SIDE}, not {side}")
         if self.width * self.height < 2:
             raise AgonError("the board needs at least two cells")
+        check_komi(self.komi_points)
 
     # --- the variant ------------------------------------------------------------------------
 
