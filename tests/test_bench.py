@@ -34,6 +34,10 @@ def test_bench_text_report_and_unknown_variant() -> None:
     assert "alternator-8x8" in result.stdout and "compile_s" in result.stdout
     refused = runner.invoke(app, ["bench", "--only", "chess"])
     assert refused.exit_code == 2 and "unknown variant" in refused.stderr
+    for seconds in ("0", "nan", "-1"):
+        refused = runner.invoke(app, ["bench", "--seconds", seconds])
+        assert refused.exit_code == 2
+        assert f"--seconds must be a positive number of seconds, not {seconds}" in refused.stderr
 
 
 def test_verify_finds_no_difference_in_the_real_twins() -> None:

@@ -91,6 +91,17 @@ def test_the_quality_command_says_what_it_left_out(monkeypatch: pytest.MonkeyPat
     assert "mean margin given away per move: 2.000" in result.stdout
 
 
+def test_with_nothing_settled_there_are_no_figures(monkeypatch: pytest.MonkeyPatch) -> None:
+    nothing = QualityReport("Alak 9", "random", 4, 2, 2, 0, 0.0, 0.0, 4, 2.5)
+    assert nothing.optimal_share is None and nothing.mean_loss is None
+    assert nothing.to_json()["optimal_share"] is None
+    monkeypatch.setattr(solve_commands, "measure_quality", lambda *_: nothing)
+    result = runner.invoke(app, ["quality", "alak", "random", "--max-seconds", "2.5", "-q"])
+    assert result.exit_code == 0, result.output
+    assert "no position was settled, so there are no figures" in result.stdout
+    assert "optimal moves" not in result.stdout
+
+
 def test_the_quality_command() -> None:
     result = runner.invoke(
         app, ["quality", "alak", "greedy", "--size", "5", "--positions", "4", "--json", "-q"]
@@ -108,7 +119,8 @@ def test_the_quality_command() -> None:
     [
         (["alak", "greedy", "--positions", "0"], "--positions must be at least 1"),
         (["alak", "nobody", "--positions", "2"], "nobody"),
-        (["alak", "greedy", "--max-seconds", "0"], "--max-seconds must be positive"),
+        (["alak", "greedy", "--max-seconds", "0"], "--max-seconds must be a positive number"),
+        (["alak", "greedy", "--max-seconds", "nan"], "of seconds, not nan"),
     ],
 )
 def test_bad_quality_options_are_named(arguments: list[str], message: str) -> None:

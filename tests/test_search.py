@@ -212,6 +212,13 @@ def test_time_budget_is_respected_roughly() -> None:
         assert analysis.work > 0
 
 
+@pytest.mark.parametrize("spec", ["mcts:0.0001ms", "mcts-informed:0.0001ms", "alphabeta:0.0001ms"])
+def test_a_budget_too_short_for_any_work_still_gives_a_legal_move(spec: str) -> None:
+    game = make_game("alak", {"size": 7})
+    state = game.new_state()
+    assert make_agent(spec, game, seed=1).analyse(state).best_move in state.legal_moves()
+
+
 def test_registry_names_specs_and_refuses_bad_ones() -> None:
     game = make_game("alak", {"size": 5})
     assert {"random", "greedy", "mcts", "mcts-informed", "alphabeta"} <= set(AGENTS)
@@ -249,11 +256,23 @@ def test_random_playouts_restore_the_state_and_stop_at_the_limit(game: Game) -> 
     moves = np.empty(twin.num_actions, dtype=np.int64)
 
     def plies(count: int, limit: int) -> int:
-        return int(random_playouts(
-            kernels.legal_moves, kernels.play, kernels.undo, kernels.end_code, kernels.margin,
-            kernels.evaluate, kernels.move_order, twin.params, state, moves,
-            pass_action(game), count, limit,
-        ))
+        return int(
+            random_playouts(
+                kernels.legal_moves,
+                kernels.play,
+                kernels.undo,
+                kernels.end_code,
+                kernels.margin,
+                kernels.evaluate,
+                kernels.move_order,
+                twin.params,
+                state,
+                moves,
+                pass_action(game),
+                count,
+                limit,
+            )
+        )
 
     assert plies(20, 1) == 20  # no game here ends in one ply
     assert np.array_equal(state, before)

@@ -677,6 +677,7 @@ def test_solve_names_an_unknown_search() -> None:
     "arguments",
     [
         ["solve", "alak", "--size", "5", "--max-seconds", "0"],
+        ["solve", "alak", "--size", "5", "--max-seconds", "nan"],
         ["solve", "alak", "--size", "5", "--table-bits", "9"],
         ["solve", "alak", "--size", "5", "--moves", "9"],
         ["solve", "alak", "--size", "5", "--position", "xx"],

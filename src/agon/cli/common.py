@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import signal
 import threading
 from collections.abc import Iterator
@@ -54,6 +55,13 @@ def fail(message: str, code: int = 2) -> NoReturn:
     """Print one line naming what is wrong on stderr and exit (status 2 by default)."""
     typer.echo(f"error: {message}", err=True)
     raise typer.Exit(code)
+
+
+def check_seconds(seconds: float | None, option: str) -> None:
+    """Refuse a duration that is not a positive, finite number of seconds (``nan`` and ``inf``
+    parse as floats); None (no limit) passes."""
+    if seconds is not None and not (math.isfinite(seconds) and seconds > 0):
+        fail(f"{option} must be a positive number of seconds, not {seconds:g}")
 
 
 def build_game(

@@ -10,7 +10,16 @@ import typer
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-from agon.cli.common import EdgeOpt, GameArg, KomiOpt, RulesOpt, SizeOpt, build_game, fail
+from agon.cli.common import (
+    EdgeOpt,
+    GameArg,
+    KomiOpt,
+    RulesOpt,
+    SizeOpt,
+    build_game,
+    check_seconds,
+    fail,
+)
 from agon.core.errors import AgonError
 from agon.search.bench import BENCH_VARIANTS, MEASURES, VERIFY_VARIANTS, bench, verify
 from agon.search.match import GameSummary, MatchReport, run_match
@@ -148,7 +157,7 @@ def bench_command(
         ),
     ] = False,
     seconds: Annotated[
-        float, typer.Option("--seconds", min=0.0, help="Seconds for each measurement.")
+        float, typer.Option("--seconds", help="Seconds for each measurement.")
     ] = 2.0,
     games: Annotated[
         int, typer.Option("--games", min=1, help="With --verify: random games per variant.")
@@ -157,6 +166,7 @@ def bench_command(
 ) -> None:
     """Measure playouts, MCTS iterations and alpha-beta nodes per second, reference rules and
     fast twins side by side; or, with --verify, check the fast twins against the reference."""
+    check_seconds(seconds, "--seconds")
     known = VERIFY_VARIANTS if verify_twins else BENCH_VARIANTS
     names = list(only or (VERIFY_VARIANTS if verify_twins else BENCH_VARIANTS))
     for name in names:

@@ -20,6 +20,7 @@ from agon.cli.common import (
     RulesOpt,
     SizeOpt,
     build_game,
+    check_seconds,
     fail,
     load_start,
     play_moves,
@@ -186,8 +187,7 @@ def solve(
     game = build_game(game_name, size, komi, rules, edge_capture)
     state = _start(game, position, moves)
     _check_table_bits(table_bits)
-    if max_seconds is not None and max_seconds <= 0:
-        fail("--max-seconds must be positive")
+    check_seconds(max_seconds, "--max-seconds")
     if tables_file is not None and (
         tables_file.is_dir() or not os.access(tables_file.parent, os.W_OK)
     ):
@@ -408,8 +408,7 @@ def tables(
     only with a larger --max-seconds. Once a board runs out of time before its value is proven,
     the larger boards of its kind get at most a minute each, for bounds on their values.
     """
-    if max_seconds <= 0:
-        fail("--max-seconds must be positive")
+    check_seconds(max_seconds, "--max-seconds")
     if quality_positions < 0:
         fail("--quality-positions must be 0 or more")
     _check_table_bits(table_bits)
@@ -459,8 +458,7 @@ def quality(
     game = build_game(game_name, size, komi, rules, edge_capture)
     if positions < 1:
         fail("--positions must be at least 1")
-    if max_seconds is not None and max_seconds <= 0:
-        fail("--max-seconds must be positive")
+    check_seconds(max_seconds, "--max-seconds")
     try:
         report = measure_quality(
             game, agent, positions, seed, None if quiet else stderr_progress, max_seconds
@@ -483,11 +481,14 @@ def quality_text(report: QualityReport) -> str:
             f"left out: {report.unsettled} the solver did not settle within "
             f"{report.max_seconds:g}s a solve; the figures describe the other {report.judged}"
         )
-    lines += [
-        f"optimal moves: {report.optimal_share:.1%}",
-        f"mean margin given away per move: {report.mean_loss:.3f} points",
-        f"agent seconds per move: {report.agent_seconds:.2f}",
-    ]
+    if report.optimal_share is None or report.mean_loss is None:
+        lines.append("no position was settled, so there are no figures: allow more --max-seconds")
+    else:
+        lines += [
+            f"optimal moves: {report.optimal_share:.1%}",
+            f"mean margin given away per move: {report.mean_loss:.3f} points",
+        ]
+    lines.append(f"agent seconds per move: {report.agent_seconds:.2f}")
     return "\n".join(lines)
 
 

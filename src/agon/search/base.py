@@ -89,7 +89,9 @@ def spend(budget: Budget, step: Callable[[int], tuple[int, bool]], first_chunk: 
             want = min(chunk, budget.count - done)
         else:
             assert budget.seconds is not None
-            want = chunk if time.perf_counter() - start < budget.seconds else 0
+            # the first chunk always runs: a budget shorter than it still gets a move chosen
+            in_time = done == 0 or time.perf_counter() - start < budget.seconds
+            want = chunk if in_time else 0
         if want <= 0:
             return done
         chunk_start = time.perf_counter()

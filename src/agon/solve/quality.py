@@ -21,7 +21,7 @@ from agon.core.game import Game, Move, State
 from agon.core.player import Player
 from agon.search.agent import Agent, RandomAgent
 from agon.search.registry import make_agent
-from agon.solve.solver import SolveInterrupted, Solver
+from agon.solve.solver import SolveInterrupted, Solver, labelled_progress, warm_up_kernels
 
 MAX_GAME_PLIES = 400
 """Random and self-play games longer than this are cut (their positions still count)."""
@@ -47,12 +47,14 @@ class QualityReport:
         return self.positions - self.unsettled
 
     @property
-    def optimal_share(self) -> float:
-        return self.optimal / self.judged if self.judged else 0.0
+    def optimal_share(self) -> float | None:
+        """The share of judged positions where the agent's move was optimal (None if none)."""
+        return self.optimal / self.judged if self.judged else None
 
     @property
-    def mean_loss(self) -> float:
-        return self.total_loss / self.judged if self.judged else 0.0
+    def mean_loss(self) -> float | None:
+        """The mean margin given away per judged position (None if none)."""
+        return self.total_loss / self.judged if self.judged else None
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -63,8 +65,8 @@ class QualityReport:
             "from_self_play": self.from_self_play,
             "unsettled": self.unsettled,
             "max_seconds": self.max_seconds,
-            "optimal_share": round(self.optimal_share, 4),
-            "mean_loss": round(self.mean_loss, 4),
+            "optimal_share": None if self.optimal_share is None else round(self.optimal_share, 4),
+            "mean_loss": None if self.mean_loss is None else round(self.mean_loss, 4),
             "agent_seconds_per_move": round(self.agent_seconds, 3),
         }
 
@@ -118,17 +120,24 @@ def measure_quality(
         agent_seconds += time.monotonic() - started
         agent_moves += len(decisions)
         pool.extend(decisions)
+        if progress is not None:
+            progress(f"self-play: {min(len(pool), positions // 2)}/{positions // 2} positions")
         if not decisions:
             break
     rng.shuffle(pool)
     sampled.extend((state, move) for state, move in pool[: positions // 2])
     optimal, total_loss, unsettled = 0, 0.0, 0
+    if progress is not None:
+        progress(f"solving {len(sampled)} positions …")
+    warm_up_kernels(type(game))  # so that compiling does not count against --max-seconds
     for index, (state, played) in enumerate(sampled, start=1):
         if played is None:
             started = time.monotonic()
             played = agent.choose(state)
             agent_seconds += time.monotonic() - started
             agent_moves += 1
+        if progress is not None:  # the solver's own reports, during long solves
+            solver.progress = labelled_progress(progress, f"position {index}/{len(sampled)}")
         try:
             loss = _loss(solver, state, played)
         except SolveInterrupted as stop:

@@ -1044,7 +1044,9 @@ def _labelled(progress: Progress, label: str, message: str) -> None:
     progress(f"{label}: {message}")
 
 
-def warm_up_kernels() -> None:
-    """Compile (or load) the kernels, so that no solve's seconds count compiling."""
+def warm_up_kernels(kind: type[Game] | None = None) -> None:
+    """Compile (or load) the kernels of every game, or of this kind of game only, so that no
+    solve's seconds count compiling."""
     for game in (Alternator(1, 2), Alak(1)):
-        Solver(game, 10).solve(game.new_state())
+        if kind is None or isinstance(game, kind):
+            Solver(game, 10).solve(game.new_state())
