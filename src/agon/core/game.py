@@ -41,6 +41,29 @@ class Score:
         return self.black - self.white
 
 
+def whole_number_option(options: Mapping[str, Any], name: str, default: int) -> int:
+    """Option ``name`` as an int: an int, a whole float or a string of digits; not a bool
+    (JSON's ``true`` would pass as 1), nor 7.5 (which ``int`` would cut to 7)."""
+    value = options.get(name, default)
+    if isinstance(value, int) and not isinstance(value, bool):
+        return value
+    if (isinstance(value, float) and value.is_integer()) or isinstance(value, str):
+        with suppress(ValueError):  # "7.5", "x", or more digits than int() reads
+            return int(value)
+    raise AgonError(f"option {name} must be a whole number, not {str(value)[:20]!r}")
+
+
+def number_option(options: Mapping[str, Any], name: str, default: float) -> float:
+    """Option ``name`` as a float: a number or a string that reads as one, not a bool."""
+    value = options.get(name, default)
+    try:
+        if isinstance(value, bool):
+            raise TypeError
+        return float(value)
+    except (TypeError, ValueError):
+        raise AgonError(f"option {name} must be a number, not {value!r}") from None
+
+
 def check_komi(komi: float) -> None:
     """Refuse a komi that is not a finite number (``nan`` or ``inf`` parse as floats)."""
     if not math.isfinite(komi):

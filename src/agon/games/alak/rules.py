@@ -15,7 +15,16 @@ from enum import StrEnum
 from typing import Any
 
 from agon.core.errors import AgonError, NotationError, PositionError
-from agon.core.game import Game, Move, Score, State, check_komi, format_points
+from agon.core.game import (
+    Game,
+    Move,
+    Score,
+    State,
+    check_komi,
+    format_points,
+    number_option,
+    whole_number_option,
+)
 from agon.core.player import Player
 
 MAX_POINTS = 40
@@ -98,11 +107,8 @@ class Alak(Game):
         unknown = set(options) - {"size", "rules", "edge_capture", "komi"}
         if unknown:
             raise AgonError(f"unknown Alak option(s): {', '.join(sorted(unknown))}")
-        try:
-            size = int(options.get("size", 11))
-            komi = float(options.get("komi", 0.0))
-        except (TypeError, ValueError):
-            raise AgonError("Alak size must be an integer and komi a number") from None
+        size = whole_number_option(options, "size", 11)
+        komi = number_option(options, "komi", 0.0)
         edge = options.get("edge_capture", True)
         if not isinstance(edge, bool):
             raise AgonError("edge_capture must be true or false")

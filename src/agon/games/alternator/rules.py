@@ -14,7 +14,16 @@ from dataclasses import dataclass
 from typing import Any
 
 from agon.core.errors import AgonError, NotationError, PositionError
-from agon.core.game import Game, Move, Score, State, check_komi, format_points
+from agon.core.game import (
+    Game,
+    Move,
+    Score,
+    State,
+    check_komi,
+    format_points,
+    number_option,
+    whole_number_option,
+)
 from agon.core.player import Player
 
 MAX_SIDE = 26
@@ -75,13 +84,9 @@ class Alternator(Game):
         width, height = 8, 8
         if "size" in options:
             width, height = parse_board_size(str(options["size"]))
-        try:
-            width = int(options.get("width", width))
-            height = int(options.get("height", height))
-            komi = float(options.get("komi", DEFAULT_KOMI))
-        except (TypeError, ValueError):
-            raise AgonError("Alternator width and height must be integers, komi a number") from None
-        return cls(width, height, komi)
+        width = whole_number_option(options, "width", width)
+        height = whole_number_option(options, "height", height)
+        return cls(width, height, number_option(options, "komi", DEFAULT_KOMI))
 
     @property
     def cells(self) -> int:
