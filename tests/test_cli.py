@@ -155,6 +155,24 @@ def test_state_bad_input_is_one_line_and_status_2(args: list[str], fragments: li
     assert_refused(agon("state", *args), *fragments)
 
 
+@pytest.mark.parametrize(
+    ("args", "fragment"),
+    [
+        (["alak", "--size", "5", "--position", "." * 100_000 + " x"], "(100,000 characters)"),
+        (["alak", "--moves", "9" * 5_000], "(5,000 characters) is off the board"),
+        (["alternator", "--moves", "z" * 5_000], "(5,000 characters) is not a move"),
+        # more digits than int() reads
+        (["alak", "--size", "9" * 5_000], "option size is out of range"),
+        (["alternator", "--size", "3x" + "9" * 5_000], "out of range: a side has 1 to 26 cells"),
+        (["alak", "--size", "5", "--position", "..... x captured=" + "9" * 5_000], "captured="),
+    ],
+)
+def test_long_bad_input_is_not_repeated_whole(args: list[str], fragment: str) -> None:
+    result = agon("state", *args)
+    assert result.exit_code == 2 and fragment in result.stderr
+    assert len(result.stderr) < 300
+
+
 def test_usage_errors_exit_2_without_traceback() -> None:
     for args in (["state"], ["state", "alak", "--bogus"], ["play", "alak", "--seed", "x"]):
         result = agon(*args)

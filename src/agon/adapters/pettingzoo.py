@@ -17,7 +17,7 @@ from gymnasium import spaces
 from pettingzoo import AECEnv
 
 from agon.adapters import AGENTS, observation_planes, observation_shape, outcome, plane_names
-from agon.core.errors import AgonError
+from agon.core.errors import AgonError, quoted
 from agon.core.game import Game, State
 from agon.core.player import Player
 from agon.games import make_game
@@ -33,7 +33,9 @@ class AgonEnv(AECEnv[str, Observation, int | np.integer[Any]]):  # type: ignore[
     def __init__(self, game: Game, render_mode: str | None = None) -> None:
         super().__init__()
         if render_mode not in (None, *RENDER_MODES):
-            raise AgonError(f"render_mode must be 'human', 'ansi' or None, not {render_mode!r}")
+            raise AgonError(
+                f"render_mode must be 'human', 'ansi' or None, not {quoted(render_mode)}"
+            )
         self.game = game
         self.render_mode = render_mode
         self.metadata = {

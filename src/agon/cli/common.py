@@ -12,7 +12,7 @@ from typing import Annotated, Any, NoReturn
 
 import typer
 
-from agon.core.errors import AgonError, NotationError
+from agon.core.errors import AgonError, NotationError, quoted, shortened
 from agon.core.game import Game, State
 from agon.games import GAMES, make_game
 
@@ -83,8 +83,8 @@ def build_game(
         elif key == "alak":
             if size is not None:
                 if not size.strip().isdigit():
-                    fail(f"Alak --size is a number of points, like 11, not {size!r}")
-                options["size"] = int(size)
+                    fail(f"Alak --size is a number of points, like 11, not {quoted(size)}")
+                options["size"] = size
             if rules is not None:
                 options["rules"] = rules
             if edge_capture is not None:
@@ -112,10 +112,10 @@ def play_moves(state: State, moves_text: str) -> None:
         try:
             move = state.game.parse_move(token)
         except NotationError as error:
-            fail(f"move {index} ({token}): {error}")
+            fail(f"move {index} ({shortened(token)}): {error}")
         reason = state.illegal_reason(move)
         if reason is not None:
-            fail(f"move {index} ({token}): {reason}")
+            fail(f"move {index} ({shortened(token)}): {reason}")
         state.play(move)
 
 

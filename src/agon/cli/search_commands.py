@@ -20,7 +20,7 @@ from agon.cli.common import (
     check_seconds,
     fail,
 )
-from agon.core.errors import AgonError
+from agon.core.errors import AgonError, quoted
 from agon.search.bench import BENCH_VARIANTS, MEASURES, VERIFY_VARIANTS, bench, verify
 from agon.search.match import GameSummary, MatchReport, run_match
 from agon.search.registry import AGENTS
@@ -171,7 +171,7 @@ def bench_command(
     names = list(only or (VERIFY_VARIANTS if verify_twins else BENCH_VARIANTS))
     for name in names:
         if name not in known:
-            fail(f"unknown variant {name!r}: choose among {', '.join(known)}")
+            fail(f"unknown variant {quoted(name)}: choose among {', '.join(known)}")
     try:
         with _progress() as progress:
             if verify_twins:

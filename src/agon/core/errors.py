@@ -19,3 +19,23 @@ class PositionError(AgonError):
 
 class RecordError(AgonError):
     """A game record that cannot be read or does not replay."""
+
+
+QUOTED_LIMIT = 40
+"""How much of a piece of bad input an error message repeats."""
+
+
+def quoted(text: object) -> str:
+    """``repr`` of a piece of input for an error message, cut short if long: a message names
+    what is wrong without repeating a 100,000-character paste."""
+    shown = str(text)
+    if len(shown) <= QUOTED_LIMIT:
+        return repr(text)
+    return f"{shown[:QUOTED_LIMIT]!r}… ({len(shown):,} characters)"
+
+
+def shortened(text: str) -> str:
+    """``text`` as it is, or cut short like :func:`quoted` if long."""
+    if len(text) <= QUOTED_LIMIT:
+        return text
+    return f"{text[:QUOTED_LIMIT]}… ({len(text):,} characters)"

@@ -13,13 +13,14 @@ the pass action where the rules have one. Text notation is the game's concern:
 from __future__ import annotations
 
 import math
+import re
 from abc import ABC, abstractmethod
 from collections.abc import Iterable, Mapping
 from contextlib import suppress
 from dataclasses import dataclass
 from typing import Any, ClassVar, TypeVar
 
-from agon.core.errors import AgonError, IllegalMove, NotationError
+from agon.core.errors import AgonError, IllegalMove, NotationError, quoted
 from agon.core.player import Player
 
 Move = int
@@ -41,16 +42,23 @@ class Score:
         return self.black - self.white
 
 
+MAX_OPTION_DIGITS = 18
+"""The longest whole number an option may be written with: beyond every range here."""
+
+
 def whole_number_option(options: Mapping[str, Any], name: str, default: int) -> int:
     """Option ``name`` as an int: an int, a whole float or a string of digits; not a bool
     (JSON's ``true`` would pass as 1), nor 7.5 (which ``int`` would cut to 7)."""
     value = options.get(name, default)
     if isinstance(value, int) and not isinstance(value, bool):
         return value
-    if (isinstance(value, float) and value.is_integer()) or isinstance(value, str):
-        with suppress(ValueError):  # "7.5", "x", or more digits than int() reads
-            return int(value)
-    raise AgonError(f"option {name} must be a whole number, not {str(value)[:20]!r}")
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    if isinstance(value, str) and re.fullmatch(r"\s*[+-]?\d+\s*", value):
+        if len(value.strip()) > MAX_OPTION_DIGITS:  # and int() refuses over 4,300 digits
+            raise AgonError(f"option {name} is out of range: {quoted(value)}")
+        return int(value)
+    raise AgonError(f"option {name} must be a whole number, not {quoted(value)}")
 
 
 def number_option(options: Mapping[str, Any], name: str, default: float) -> float:
@@ -61,7 +69,7 @@ def number_option(options: Mapping[str, Any], name: str, default: float) -> floa
             raise TypeError
         return float(value)
     except (TypeError, ValueError):
-        raise AgonError(f"option {name} must be a number, not {value!r}") from None
+        raise AgonError(f"option {name} must be a number, not {quoted(value)}") from None
 
 
 def check_komi(komi: float) -> None:

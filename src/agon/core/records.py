@@ -13,7 +13,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from agon.core.errors import AgonError, RecordError
+from agon.core.errors import AgonError, RecordError, quoted
 from agon.core.files import replace_file
 from agon.core.game import Game, State
 
@@ -73,7 +73,8 @@ class GameRecord:
             try:
                 state.play_text(text)
             except AgonError as error:
-                raise RecordError(f"move {index} ({text!r}) does not replay: {error}") from None
+                message = f"move {index} ({quoted(text)}) does not replay: {error}"
+                raise RecordError(message) from None
         return state
 
     def states(self) -> list[State]:
@@ -116,7 +117,7 @@ class GameRecord:
         if not isinstance(data, dict):
             raise RecordError("a record must be a JSON object")
         if data.get("format", RECORD_FORMAT) != RECORD_FORMAT:
-            raise RecordError(f"not an Agon record (format {data.get('format')!r})")
+            raise RecordError(f"not an Agon record (format {quoted(data.get('format'))})")
         name = data.get("game")
         if not isinstance(name, str):
             raise RecordError("the record does not say which game it is ('game' is missing)")

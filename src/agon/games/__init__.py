@@ -3,7 +3,7 @@
 from collections.abc import Mapping
 from typing import Any
 
-from agon.core.errors import AgonError
+from agon.core.errors import AgonError, quoted
 from agon.core.game import Game
 from agon.games.alak import Alak
 from agon.games.alternator import Alternator
@@ -16,7 +16,7 @@ def make_game(name: str, options: Mapping[str, Any] | None = None) -> Game:
     try:
         game_class = GAMES[name.strip().lower()]
     except KeyError:
-        raise AgonError(f"unknown game {name!r}: choose one of {', '.join(GAMES)}") from None
+        raise AgonError(f"unknown game {quoted(name)}: choose one of {', '.join(GAMES)}") from None
     return game_class.from_options(options or {})
 
 

@@ -11,7 +11,7 @@ import re
 from collections.abc import Mapping
 from importlib import resources
 
-from agon.core.errors import AgonError
+from agon.core.errors import AgonError, quoted
 from agon.core.game import Game
 from agon.games.alak import Alak
 
@@ -29,7 +29,7 @@ def rules_text(game: Game, lang: str = "en") -> str:
     language = lang.strip().lower()
     if language not in LANGUAGES:
         raise AgonError(
-            f"no rules text in language {lang!r}: choose one of {', '.join(LANGUAGES)}"
+            f"no rules text in language {quoted(lang)}: choose one of {', '.join(LANGUAGES)}"
         )
     package = type(game).__module__.rpartition(".")[0]  # e.g. agon.games.alak
     source = (resources.files(package) / "texts" / f"{language}.md").read_text(encoding="utf-8")

@@ -11,7 +11,7 @@ import re
 from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
 
-from agon.core.errors import AgonError
+from agon.core.errors import AgonError, quoted
 from agon.core.game import Game, Move, State
 
 
@@ -27,7 +27,8 @@ class Budget:
         match = re.fullmatch(r"\s*(\d+(?:\.\d+)?)\s*(ms|s)?\s*", text.lower())
         if not match:
             raise AgonError(
-                f"budget {text!r} must be a time like '2s' or '500ms', or a count like '20000'"
+                f"budget {quoted(text)} must be a time like '2s' or '500ms', "
+                "or a count like '20000'"
             )
         value, unit = float(match.group(1)), match.group(2)
         if unit == "s":
@@ -36,10 +37,10 @@ class Budget:
             budget = cls(seconds=value / 1000)
         else:
             if not value.is_integer():
-                raise AgonError(f"a count budget must be a whole number, not {text!r}")
+                raise AgonError(f"a count budget must be a whole number, not {quoted(text)}")
             budget = cls(count=int(value))
         if (budget.seconds or budget.count or 0) <= 0:
-            raise AgonError(f"budget {text!r} must be positive")
+            raise AgonError(f"budget {quoted(text)} must be positive")
         return budget
 
     def __str__(self) -> str:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from agon.core.errors import AgonError
+from agon.core.errors import AgonError, quoted
 from agon.core.game import Game
 from agon.search.agent import Agent, Budget, RandomAgent
 from agon.search.alphabeta import AlphaBetaAgent
@@ -32,6 +32,6 @@ def make_agent(spec: str, game: Game, seed: int | None = None) -> Agent:
     """Build an agent from ``NAME`` or ``NAME:BUDGET``; a bad spec is an AgonError."""
     name, _, budget_text = spec.strip().lower().partition(":")
     if name not in AGENTS:
-        raise AgonError(f"unknown agent {spec!r}: choose one of {', '.join(AGENTS)}")
+        raise AgonError(f"unknown agent {quoted(spec)}: choose one of {', '.join(AGENTS)}")
     budget = Budget.parse(budget_text) if budget_text else None
     return AGENTS[name](game, budget, seed)

@@ -17,7 +17,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any, NamedTuple
 
-from agon.core.errors import AgonError
+from agon.core.errors import AgonError, quoted
 from agon.core.files import replace_file
 from agon.core.game import Game, Move, State, format_points
 from agon.core.workers import WorkerResults, stop_and_wait, stop_signal, worker_pool
@@ -430,7 +430,7 @@ def generate_tables(
     for pattern in only:
         if not any(fnmatch.fnmatchcase(key, pattern) for key in keys):
             raise AgonError(
-                f"--only {pattern!r} matches no job (keys look like alternator-4x4, "
+                f"--only {quoted(pattern)} matches no job (keys look like alternator-4x4, "
                 "alak-tromp-taylor-12, claim-traditional-6, quality-mcts:1s-alak-7)"
             )
     results = _load(store)

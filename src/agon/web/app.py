@@ -21,7 +21,7 @@ from pydantic import BaseModel, Field
 from sqlalchemy.engine import URL
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
-from agon.core.errors import AgonError, IllegalMove
+from agon.core.errors import AgonError, IllegalMove, quoted
 from agon.games import GAMES, make_game
 from agon.web import pages
 from agon.web.arena import Arena, ArenaError, NewGame, NotFound
@@ -139,7 +139,7 @@ def _add_pages(app: FastAPI, arena: Arena) -> None:
         edge: Literal["on", "off"] | None = None,
     ) -> Response:
         if game not in GAMES:
-            raise NotFound(f"there are rules for {' and '.join(GAMES)}, not for {game!r}")
+            raise NotFound(f"there are rules for {' and '.join(GAMES)}, not for {quoted(game)}")
         variant = pages.rules_variant(game, rules, edge)
         chosen = pages.pick_language(lang, request.cookies.get(pages.LANG_COOKIE))
         response = HTMLResponse(pages.rules_page(variant, chosen))

@@ -20,7 +20,7 @@ from concurrent.futures import BrokenExecutor, Executor, ProcessPoolExecutor, Th
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from agon.core.errors import AgonError
+from agon.core.errors import AgonError, quoted
 from agon.core.game import Game, Move, State, format_points
 from agon.core.player import Player
 from agon.core.records import GameRecord
@@ -219,7 +219,7 @@ class Arena:
     async def load(self, game_id: str) -> Loaded:
         stored = await asyncio.to_thread(self.store.load, game_id)
         if stored is None:
-            raise NotFound(f"there is no game {game_id!r}")
+            raise NotFound(f"there is no game {quoted(game_id)}")
         return replay(stored)
 
     @staticmethod
@@ -343,7 +343,9 @@ class Arena:
             invite = invite_for(token, game_id)
             seats = {colour: {"token": kept}, other: {"token": token_digest(invite)}}
         else:
-            raise ArenaError(f"unknown opponent {request.opponent!r}: computer, local or friend")
+            raise ArenaError(
+                f"unknown opponent {quoted(request.opponent)}: computer, local or friend"
+            )
         stored = await asyncio.to_thread(
             self.store.create,
             game_id=game_id,

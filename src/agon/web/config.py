@@ -8,7 +8,7 @@ from pathlib import Path
 from sqlalchemy.engine import URL, make_url
 from sqlalchemy.exc import ArgumentError
 
-from agon.core.errors import AgonError
+from agon.core.errors import AgonError, quoted
 
 DB_ENV = "AGON_DB"
 
@@ -33,7 +33,7 @@ def database_url(option: str | None = None) -> URL:
     try:
         url = make_url(text)
     except ArgumentError:
-        raise AgonError(f"{text!r} is not a database URL (like sqlite:///games.db)") from None
+        raise AgonError(f"{quoted(text)} is not a database URL (like sqlite:///games.db)") from None
     if url.drivername in ("postgresql", "postgres"):
         url = url.set(drivername="postgresql+psycopg")
     if url.drivername.startswith("postgresql"):

@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from agon.core.errors import AgonError
+from agon.core.errors import AgonError, quoted
 from agon.games import make_game
 from agon.search.registry import AGENTS, make_agent
 
@@ -47,7 +47,7 @@ def level_spec(key: str) -> str:
         level = LEVELS_BY_KEY[key]
     except KeyError:
         names = ", ".join(LEVELS_BY_KEY)
-        raise AgonError(f"unknown level {key!r}: choose one of {names}") from None
+        raise AgonError(f"unknown level {quoted(key)}: choose one of {names}") from None
     return first_available(level.specs)
 
 

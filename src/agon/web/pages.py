@@ -14,7 +14,7 @@ from typing import Any
 
 from markdown_it import MarkdownIt
 
-from agon.core.errors import AgonError
+from agon.core.errors import AgonError, quoted
 from agon.core.game import Game
 from agon.games import GAMES, Alak, make_game
 from agon.games.alak import AlakRules
@@ -87,7 +87,7 @@ def rules_html(game: Game, lang: str) -> str:
 def rules_variant(game_name: str, rules: str | None, edge: str | None) -> Game:
     """The variant whose rules a page shows: Alak has three rule sets and an edge option."""
     if game_name not in GAMES:
-        raise AgonError(f"there are rules for {' and '.join(GAMES)}, not for {game_name!r}")
+        raise AgonError(f"there are rules for {' and '.join(GAMES)}, not for {quoted(game_name)}")
     if game_name != "alak":
         return make_game(game_name)
     options: dict[str, Any] = {"rules": rules or "baljeu"}

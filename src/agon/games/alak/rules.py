@@ -14,7 +14,7 @@ from dataclasses import dataclass, replace
 from enum import StrEnum
 from typing import Any
 
-from agon.core.errors import AgonError, NotationError, PositionError
+from agon.core.errors import AgonError, NotationError, PositionError, quoted
 from agon.core.game import (
     Game,
     Move,
@@ -44,7 +44,7 @@ class AlakRules(StrEnum):
             if key == rules.value:
                 return rules
         names = ", ".join(r.value for r in cls)
-        raise AgonError(f"unknown Alak rules {text!r}: choose one of {names}")
+        raise AgonError(f"unknown Alak rules {quoted(text)}: choose one of {names}")
 
 
 REASON_NO_PLACEMENT = "{player} has no legal placement"
@@ -145,16 +145,17 @@ class Alak(Game):
                 raise NotationError("there is no pass in the baljeu rules: placing is compulsory")
             return self.size
         if cleaned.isdecimal():
-            point = int(cleaned) - 1
+            # a number of many digits is off the board (and int() refuses over 4,300 of them)
+            point = int(cleaned) - 1 if len(cleaned.lstrip("0")) <= 9 else self.size
         elif len(cleaned) == 1 and cleaned.isalpha():
             point = ord(cleaned) - ord("a")
         else:
             raise NotationError(
-                f"{text!r} is not a move: write a point number 1–{self.size} (or a letter)"
+                f"{quoted(text)} is not a move: write a point number 1–{self.size} (or a letter)"
                 + (", or 'pass'" if self.has_pass else "")
             )
         if not 0 <= point < self.size:
-            raise NotationError(f"point {text!r} is off the board (points 1–{self.size})")
+            raise NotationError(f"point {quoted(text)} is off the board (points 1–{self.size})")
         return point
 
     def format_move(self, move: Move) -> str:
@@ -434,14 +435,15 @@ def parse_alak_position(game: Alak, text: str) -> AlakState:
     board = tokens[0].lower()
     _check_board(game, board, "the board")
     if tokens[1].lower() not in STONES:
-        raise PositionError(f"the side to move must be 'x' or 'o', not {tokens[1]!r}")
+        raise PositionError(f"the side to move must be 'x' or 'o', not {quoted(tokens[1])}")
     player = Player(STONES.index(tokens[1].lower()))
     values: dict[str, str] = {}
     for token in tokens[2:]:
         name, equals, value = token.partition("=")
         if not equals or name not in ("captured", "passes", "prisoners", "ko", "seen"):
             raise PositionError(
-                f"unknown field {token!r}: expected captured=, passes=, prisoners=, ko= or seen="
+                f"unknown field {quoted(token)}: "
+                "expected captured=, passes=, prisoners=, ko= or seen="
             )
         values[name] = value
     captured = _parse_points(game, values.get("captured", ""), board)
@@ -461,7 +463,7 @@ def parse_alak_position(game: Alak, text: str) -> AlakState:
         _check_board(game, board_part, "a seen board")
         if (game.rules is AlakRules.TRADITIONAL) != bool(colon) or (colon and side not in STONES):
             raise PositionError(
-                f"seen entry {token!r}: traditional rules list 'board:x' positions, "
+                f"seen entry {quoted(token)}: traditional rules list 'board:x' positions, "
                 "the others list boards"
             )
     current = AlakPosition(
@@ -477,17 +479,20 @@ def parse_alak_position(game: Alak, text: str) -> AlakState:
 
 def _check_board(game: Alak, board: str, what: str) -> None:
     if len(board) != game.size:
-        raise PositionError(f"{what} {board!r} has {len(board)} points, the variant {game.size}")
+        raise PositionError(
+            f"{what} {quoted(board)} has {len(board)} points, the variant {game.size}"
+        )
     wrong = set(board) - {EMPTY, *STONES}
     if wrong:
-        raise PositionError(f"{what} {board!r} has {''.join(sorted(wrong))!r}: use x, o and .")
+        wrong_text = quoted("".join(sorted(wrong)))
+        raise PositionError(f"{what} {quoted(board)} has {wrong_text}: use x, o and .")
 
 
 def _parse_points(game: Alak, text: str, board: str) -> frozenset[int]:
     points = set()
     for item in filter(None, text.split(",")):
-        if not item.isdecimal() or not 1 <= int(item) <= game.size:
-            raise PositionError(f"captured= lists points 1–{game.size}, not {item!r}")
+        if not item.isdecimal() or len(item) > 9 or not 1 <= int(item) <= game.size:
+            raise PositionError(f"captured= lists points 1–{game.size}, not {quoted(item)}")
         if board[int(item) - 1] != EMPTY:
             raise PositionError(f"captured point {item} is not empty")
         points.add(int(item) - 1)

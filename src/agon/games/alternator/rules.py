@@ -13,7 +13,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from agon.core.errors import AgonError, NotationError, PositionError
+from agon.core.errors import AgonError, NotationError, PositionError, quoted
 from agon.core.game import (
     Game,
     Move,
@@ -128,14 +128,14 @@ class Alternator(Game):
     def cell_index(self, name: str) -> int:
         match = re.fullmatch(r"\s*([a-zA-Z])(\d{1,2})\s*", name)
         if not match:
-            raise NotationError(f"{name!r} is not a cell name like 'd4'")
+            raise NotationError(f"{quoted(name)} is not a cell name like 'd4'")
         return self._cell(match.group(1).lower(), match.group(2), name)
 
     def _cell(self, letter: str, digits: str, text: str) -> int:
         file, rank = ord(letter) - ord("a"), int(digits) - 1
         if not (0 <= file < self.width and 0 <= rank < self.height):
             raise NotationError(
-                f"{letter}{digits} in {text!r} is off the {self.width}×{self.height} board"
+                f"{letter}{digits} in {quoted(text)} is off the {self.width}×{self.height} board"
             )
         return rank * self.width + file
 
@@ -161,7 +161,7 @@ class Alternator(Game):
         match = _MOVE_RE.match(cleaned)
         if not match:
             raise NotationError(
-                f"{text!r} is not a move: write the pit and the root, like 'd4-d5', or 'pass'"
+                f"{quoted(text)} is not a move: write the pit and the root, like 'd4-d5', or 'pass'"
             )
         pit = self._cell(match.group(1), match.group(2), text)
         root = self._cell(match.group(3), match.group(4), text)
@@ -187,9 +187,14 @@ def parse_board_size(text: str) -> tuple[int, int]:
     """``"8x8"`` → (8, 8); also accepts ``8×8`` and a single number for a square board."""
     match = re.fullmatch(r"\s*(\d+)\s*(?:[x×X*]\s*(\d+))?\s*", text)
     if not match:
-        raise AgonError(f"board size {text!r} must look like 8x8 (files x ranks)")
-    width = int(match.group(1))
-    return width, int(match.group(2) or width)
+        raise AgonError(f"board size {quoted(text)} must look like 8x8 (files x ranks)")
+    sides = [side for side in match.groups() if side is not None]
+    if any(len(side) > 4 for side in sides):  # (int() refuses over 4,300 digits)
+        raise AgonError(
+            f"board size {quoted(text)} is out of range: a side has 1 to {MAX_SIDE} cells"
+        )
+    width = int(sides[0])
+    return width, int(sides[-1])
 
 
 class AlternatorState(State):
@@ -337,7 +342,8 @@ def parse_alternator_position(game: Alternator, text: str) -> AlternatorState:
     passes = 0
     if len(tail_tokens) > 1:
         if tail_tokens[1:] not in (["pass"], ["pass", "pass"]):
-            raise PositionError(f"unexpected {' '.join(tail_tokens[1:])!r} after the side to move")
+            unexpected = quoted(" ".join(tail_tokens[1:]))
+            raise PositionError(f"unexpected {unexpected} after the side to move")
         passes = len(tail_tokens) - 1
     rank_texts = [r.split() for r in board_text.split("/")]
     if len(rank_texts) != game.height:
@@ -357,7 +363,8 @@ def parse_alternator_position(game: Alternator, text: str) -> AlternatorState:
                 cells[cell] = int(token)
             else:
                 raise PositionError(
-                    f"cell {game.cell_name(cell)}: {token!r} is neither a tree size nor a pit "
+                    f"cell {game.cell_name(cell)}: {quoted(token)} is neither a tree size "
+                    "nor a pit "
                     f"({' '.join(PIT_SYMBOLS)})"
                 )
     state = AlternatorState(game, tuple(cells), player, passes)
