@@ -35,6 +35,7 @@ from agon.solve.solver import (
     _tests_near,
     counts_setbacks,
     default_search,
+    default_table_bits,
     perfect_play,
     refines_proof_numbers,
 )
@@ -739,3 +740,12 @@ def test_boards_set_bits_all_over_the_bloom_filter() -> None:
         places = {K._bloom_position(board, which) for board in boards}
         assert min(places) >= 0 and max(places) < size
         assert len(places) > 0.65 * size  # (5,000 throws into 4,096 places fill about 70 %)
+
+
+def test_small_boards_get_small_tables() -> None:
+    # a large table costs a small solve more in page zeroing than its whole search
+    assert [default_table_bits(Alak(size)) for size in (7, 8, 12, 13, 17)] == [15, 19, 19, 18, 17]
+    assert [default_table_bits(Alternator(*side)) for side in ((3, 4), (4, 4))] == [18, 22]
+    small, large = Solver(Alak(7)), Solver(Alak(8), 12)
+    assert small.numbers.shape[0] == small.table.shape[0] == 2 << 15
+    assert large.numbers.shape[0] == 2 << 22  # the proof-number search's own minimum

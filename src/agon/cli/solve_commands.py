@@ -40,6 +40,7 @@ from agon.solve.solver import (
     json_number,
     perfect_play,
     stderr_progress,
+    warm_up_kernels,
 )
 from agon.solve.tables import ALAK_TABLE_BITS, DEFAULT_OUT, TABLE_BITS, generate_tables
 
@@ -105,8 +106,9 @@ TableBitsOpt = Annotated[
     int | None,
     typer.Option(
         help="Transposition table of 2**BITS buckets of two entries (default 22 for "
-        "Alternator, 16 bytes an entry; for Alak, whose entries also keep two summaries of "
-        "16·(N+33) bytes, 19 up to 12 points, 18 up to 16 and 17 beyond).",
+        "Alternator, 16 bytes an entry, 18 up to 12 cells; for Alak, whose entries also keep "
+        "two summaries of 16·(N+33) bytes, 15 up to 7 points, 19 up to 12, 18 up to 16 and 17 "
+        "beyond).",
         show_default=False,
     ),
 ]
@@ -204,6 +206,7 @@ def solve(
                 if not openings:
                     solution = replace(solution, move_values=None)
             else:
+                warm_up_kernels(type(game))  # so that the solve's seconds do not count compiling
                 solver = Solver(
                     game, table_bits, progress=progress, max_seconds=max_seconds, search=search
                 )

@@ -74,9 +74,10 @@ NEIGHBOUR_TESTS = 2
 NUMBERS_BITS = 22
 """The proof-number search's table of proof and disproof numbers has 2**NUMBERS_BITS buckets of
 two entries (24 bytes each, 200 MB), or as many as the transposition table where that has
-more. Its size once mattered (baljeu 1 × 8: 15.7 million nodes with 2**16 buckets, 3.45 million
-with 2**22); with today's search it barely does (docs/solver.md: 118,100 nodes with 2**10,
-128,500 with 2**22)."""
+more; on small boards (:func:`is_small_board`) as many as the transposition table. Its size
+once mattered (baljeu 1 × 8: 15.7 million nodes with 2**16 buckets, 3.45 million with 2**22);
+with today's search it barely does (docs/solver.md: 118,100 nodes with 2**10, 128,500 with
+2**22)."""
 FIRST_TURN_NODES = 20_000
 """Nodes of a test's first proof-number turn (:meth:`Solver._turn`); each next turn doubles."""
 ALPHA_BETA_SHARE = 4
@@ -94,12 +95,25 @@ _Buffers = tuple[Array, npt.NDArray[np.float64], Array, Array, Array, Array]
 
 
 def default_table_bits(game: Game) -> int:
-    """2**22 buckets of two entries, 16 bytes each (128 MiB), for Alternator; for Alak, whose
-    entries also keep two summaries of 16·(N+33) bytes, 2**19 up to 12 points (1.4 GiB on 12),
-    2**18 up to 16 (0.8 GiB on 16) and 2**17 beyond."""
+    """For Alternator, 2**22 buckets of two entries, 16 bytes each (128 MiB), and 2**18 up to
+    12 cells; for Alak, whose entries also keep two summaries of 16·(N+33) bytes, 2**19 up to
+    12 points (1.4 GiB on 12), 2**18 up to 16 (0.8 GiB on 16), 2**17 beyond, and 2**15 up to
+    7 points. Small boards get small tables because a table is zeroed page by page as a
+    search first touches it, which cost a solve of 3×3 Alternator 0.4 s (1,670 nodes) and of
+    Alak 7 up to 2.6 s (3,450 nodes) with the large ones (docs/solver.md, *Limits*)."""
+    if is_small_board(game):
+        return 15 if isinstance(game, Alak) else 18
     if isinstance(game, Alak):
         return 19 if game.size <= 12 else 18 if game.size <= 16 else 17
     return 22
+
+
+def is_small_board(game: Game) -> bool:
+    """Alak up to 7 points, Alternator up to 12 cells: solved in at most a few hundred
+    thousand nodes, so small tables do (:func:`default_table_bits`, :data:`NUMBERS_BITS`)."""
+    if isinstance(game, Alak):
+        return game.size <= 7
+    return isinstance(game, Alternator) and game.cells <= 12
 
 
 class Search(StrEnum):
@@ -369,7 +383,7 @@ class Solver:
         self.hints = np.zeros((1 << HINT_BITS, 2), dtype=np.int64)
         # the proof-number search's table of numbers (only where it runs)
         numbers_rows = 2 if self.search is Search.ALPHA_BETA else (
-            2 << max(NUMBERS_BITS, table_bits)
+            2 << (table_bits if is_small_board(game) else max(NUMBERS_BITS, table_bits))
         )
         self.numbers = np.zeros((numbers_rows, 3), dtype=np.int64)
         self.control = np.zeros(K.CONTROL_SIZE, dtype=np.int64)
@@ -1046,7 +1060,8 @@ def _labelled(progress: Progress, label: str, message: str) -> None:
 
 def warm_up_kernels(kind: type[Game] | None = None) -> None:
     """Compile (or load) the kernels of every game, or of this kind of game only, so that no
-    solve's seconds count compiling."""
-    for game in (Alternator(1, 2), Alak(1)):
+    solve's seconds count compiling. (On one point an Alak game ends at once, before the
+    proof-number search that three points reach, which then cost the first solve a second.)"""
+    for game in (Alternator(1, 2), Alak(3)):
         if kind is None or isinstance(game, kind):
             Solver(game, 10).solve(game.new_state())
