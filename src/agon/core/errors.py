@@ -31,11 +31,15 @@ def quoted(text: object) -> str:
     shown = str(text)
     if len(shown) <= QUOTED_LIMIT:
         return repr(text)
-    return f"{shown[:QUOTED_LIMIT]!r}… ({len(shown):,} characters)"
+    return repr(shown[:QUOTED_LIMIT]) + _cut_note(shown)
 
 
 def shortened(text: str) -> str:
     """``text`` as it is, or cut short like :func:`quoted` if long."""
     if len(text) <= QUOTED_LIMIT:
         return text
-    return f"{text[:QUOTED_LIMIT]}… ({len(text):,} characters)"
+    return text[:QUOTED_LIMIT] + _cut_note(text)
+
+
+def _cut_note(text: str) -> str:
+    return f"… ({len(text):,} characters)"

@@ -84,19 +84,21 @@ def spend(budget: Budget, step: Callable[[int], tuple[int, bool]], first_chunk: 
     start = time.perf_counter()
     done = 0
     chunk = first_chunk
+    first = True
     while True:
         if budget.count is not None:
             want = min(chunk, budget.count - done)
         else:
             assert budget.seconds is not None
             # the first chunk always runs: a budget shorter than it still gets a move chosen
-            in_time = done == 0 or time.perf_counter() - start < budget.seconds
+            in_time = first or time.perf_counter() - start < budget.seconds
             want = chunk if in_time else 0
         if want <= 0:
             return done
         chunk_start = time.perf_counter()
         ran, finished = step(want)
         done += ran
+        first = False
         if finished:
             return done
         elapsed = time.perf_counter() - chunk_start
