@@ -145,8 +145,7 @@ class Alak(Game):
                 raise NotationError("there is no pass in the baljeu rules: placing is compulsory")
             return self.size
         if cleaned.isdecimal():
-            # a number of many digits is off the board (and int() refuses over 4,300 of them)
-            point = int(cleaned) - 1 if len(cleaned.lstrip("0")) <= 9 else self.size
+            point = _point_number(cleaned) - 1
         elif len(cleaned) == 1 and cleaned.isalpha():
             point = ord(cleaned) - ord("a")
         else:
@@ -488,12 +487,19 @@ def _check_board(game: Alak, board: str, what: str) -> None:
         raise PositionError(f"{what} {quoted(board)} has {wrong_text}: use x, o and .")
 
 
+def _point_number(digits: str) -> int:
+    """The number written in decimal ``digits``; one of more than nine digits, off every
+    board, as 10**9 (int() refuses more than 4,300 digits)."""
+    return int(digits) if len(digits.lstrip("0")) <= 9 else 10**9
+
+
 def _parse_points(game: Alak, text: str, board: str) -> frozenset[int]:
     points = set()
     for item in filter(None, text.split(",")):
-        if not item.isdecimal() or len(item) > 9 or not 1 <= int(item) <= game.size:
+        number = _point_number(item) if item.isdecimal() else 0
+        if not 1 <= number <= game.size:
             raise PositionError(f"captured= lists points 1–{game.size}, not {quoted(item)}")
-        if board[int(item) - 1] != EMPTY:
+        if board[number - 1] != EMPTY:
             raise PositionError(f"captured point {item} is not empty")
-        points.add(int(item) - 1)
+        points.add(number - 1)
     return frozenset(points)
