@@ -13,8 +13,6 @@ from open_spiel.python.algorithms import mcts, minimax
 from pettingzoo.test import api_test
 
 from agon.adapters import (
-    ALAK_PLANES,
-    ALTERNATOR_PLANES,
     max_game_length,
     observation_planes,
     outcome,
@@ -25,6 +23,8 @@ from agon.adapters import pettingzoo as zoo_adapter
 from agon.core.errors import AgonError, IllegalMove, PositionError
 from agon.core.game import Game, State
 from agon.games import make_game
+from agon.games.alak.observation import PLANES as ALAK_PLANES
+from agon.games.alternator.observation import PLANES as ALTERNATOR_PLANES
 from strategies import played_states, replay_states, variants
 
 SETTINGS = settings(max_examples=25, deadline=None)

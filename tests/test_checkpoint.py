@@ -17,14 +17,18 @@ from typer.testing import CliRunner
 from agon.cli import app
 from agon.core.errors import AgonError
 from agon.core.game import Game
+from agon.core.limits import Limit
+from agon.core.results import Job, Work
 from agon.games.alak import Alak
 from agon.games.alak.rules import AlakRules
 from agon.solve import solver as solver_module
 from agon.solve import tables
-from agon.solve.checkpoint import Work, load_tables
-from agon.solve.parallel import move_tables_file, solve_moves_in_workers
+from agon.solve.checkpoint import load_tables
+from agon.solve.parallel import move_tables_file
+from agon.solve.session import SolveRequest, run
 from agon.solve.solver import Search, SolveInterrupted, Solver
-from agon.solve.tables import Job, generate_tables
+from agon.solve.tables import generate_tables
+from agon.solve.tables import runner as tables_runner
 
 runner = CliRunner()
 # value 0 in about 120,000 nodes: more than a first chunk, a few seconds with a small table
@@ -34,9 +38,9 @@ BITS = 12
 
 def _stopped_at_once(path: Path) -> Solver:
     """A solver stopped by its time limit after its first chunk, its tables saved to path."""
-    solver = Solver(GAME, BITS, max_seconds=1e-9)
+    solver = Solver(GAME, BITS)
     with pytest.raises(SolveInterrupted):
-        solver.margin(GAME.new_state())
+        solver.margin(GAME.new_state(), Limit(seconds=1e-9))
     solver.save_tables(path)
     return solver
 
@@ -83,7 +87,8 @@ def test_a_solve_going_on_from_saved_tables_starts_from_the_bounds_they_prove(
     # the next run stops in its first chunk, with those bounds (not the game's own)
     second = Solver(game, BITS)
     second.load_tables(path)
-    second._chunks = dict.fromkeys(second._chunks, 10)
+    for chunks in second._chunks.values():
+        chunks.size = chunks.minimum = 10
     second.stop_requested = lambda: True
     with pytest.raises(SolveInterrupted) as stopped:
         second.margin(game.new_state())
@@ -337,12 +342,12 @@ def test_tables_in_workers_stopped_by_sigterm_save_the_running_jobs_tables(
 def test_a_job_out_of_time_keeps_its_tables_and_goes_on_from_them(tmp_path: Path) -> None:
     job = Job("alak-traditional-7", GAME)
     path = tmp_path / f"{job.key}.npz"
-    stopped = tables._solve(job, 1e-9, None, BITS, path)
+    stopped = tables_runner.solve_job(job, 1e-9, None, BITS, path)
     assert stopped["status"] == "timeout"
     assert _saved_work(path).nodes == stopped["nodes"]
     with pytest.raises(AgonError, match=r"they have a table of 2\*\*12 buckets"):
-        tables._solve(job, 600.0, None, BITS + 1, path)
-    solved = tables._solve(job, 600.0, None, None, path)
+        tables_runner.solve_job(job, 600.0, None, BITS + 1, path)
+    solved = tables_runner.solve_job(job, 600.0, None, None, path)
     assert solved["value"] == 0.0
     assert solved["table_bits"] == BITS  # the saved table's size
     assert solved["earlier"]["nodes"] == stopped["nodes"]
@@ -374,8 +379,8 @@ def _jobs_out_of_time(
         return {"status": "timeout", "max_seconds": max_seconds, "lower": -1.0, "upper": 1.0,
                 "nodes": 1}
 
-    monkeypatch.setattr(tables, "jobs", only_one_job)
-    monkeypatch.setattr(tables, "_solve", out_of_time)
+    monkeypatch.setattr(tables_runner, "jobs", only_one_job)
+    monkeypatch.setattr(tables_runner, "solve_job", out_of_time)
     return runs
 
 
@@ -418,16 +423,18 @@ def test_a_job_solved_move_by_move_goes_on_from_each_moves_tables_and_drops_them
 ) -> None:
     job = Job("alak-traditional-7", GAME, openings=True)
     path = tmp_path / f"{job.key}.npz"
-    first = solve_moves_in_workers(GAME, GAME.new_state(), 2, BITS, tables_file=path)
+    apart = SolveRequest(GAME, openings=True, table_bits=BITS, tables_file=path, move_jobs=2)
+    first = run(apart).solution
+    assert first is not None and first.move_values is not None
     files = sorted(path.parent.iterdir())
     assert len(files) == 5  # moves 1-4 (5-7 are their mirror images) and the pass
     # no table size asked for: each move goes on with its file's (not the tables' default)
-    solved = tables._solve(job, 600.0, None, None, path, True, 2)
+    solved = tables_runner.solve_job(job, 600.0, None, None, path, True, 2)
     assert (solved["value"], solved["moves_apart"]) == (first.value, 2)
     assert solved["moves"] == {GAME.format_move(m): v for m, v in first.move_values.items()}
     assert solved["earlier"]["nodes"] == first.nodes  # every move went on from its file
     assert not any(path.parent.iterdir())  # a solved job's tables are not kept
     # and without resume, a move's file is not gone on from
-    solve_moves_in_workers(GAME, GAME.new_state(), 2, BITS, tables_file=path)
-    again = tables._solve(job, 600.0, None, BITS, path, False, 2)
+    run(apart)
+    again = tables_runner.solve_job(job, 600.0, None, BITS, path, False, 2)
     assert "earlier" not in again and again["nodes"] >= first.nodes // 2

@@ -15,7 +15,9 @@ from typer.testing import CliRunner, Result
 
 from agon.cli import app
 from agon.cli.play_commands import replay_step
-from agon.games.texts import LANGUAGES
+from agon.core.texts import LANGUAGE_NAMES
+
+LANGUAGES = tuple(LANGUAGE_NAMES)
 
 runner = CliRunner()
 
@@ -142,8 +144,8 @@ def test_state_text_output() -> None:
         (["alak", "--rules", "nonsense"], ["unknown Alak rules 'nonsense'"]),
         (["alternator", "--size", "1x1"], ["at least two cells"]),
         (["alternator", "--size", "8by8"], ["board size"]),
-        (["alternator", "--edge-capture"], ["Alak options"]),
-        (["alak", "--size", "x"], ["number of points"]),
+        (["alternator", "--edge-capture"], ["not an option of Alternator"]),
+        (["alak", "--size", "x"], ["whole number"]),
         (["alak", "--komi", "2"], ["no komi"]),
         (["alternator", "--komi", "nan"], ["komi must be a finite number, not nan"]),
         (["alak", "--rules", "tromp-taylor", "--komi", "inf"], ["finite number, not inf"]),
@@ -215,7 +217,9 @@ def test_rules_follow_the_variant_and_refuse_bad_options() -> None:
     traditional = agon("rules", "alak", "--rules", "traditional").stdout
     assert baljeu != traditional
     assert_refused(agon("rules", "alak", "--lang", "xx"), "no rules text in language 'xx'")
-    assert_refused(agon("rules", "alternator", "--rules", "baljeu"), "Alak options")
+    assert_refused(
+        agon("rules", "alternator", "--rules", "baljeu"), "not an option of Alternator"
+    )
 
 
 # --- agon play -----------------------------------------------------------------------------------

@@ -118,7 +118,8 @@ def test_match_command_text_report() -> None:
     [
         (["alak", "minimax", "random"], "unknown agent"),
         (["alak", "mcts:soon", "random"], "budget"),
-        (["alternator", "random", "random", "--rules", "baljeu"], "Alak options"),
+        (["alternator", "random", "random", "--rules", "baljeu"],
+         "not an option of Alternator"),
     ],
 )
 def test_match_command_refuses_bad_input_in_one_line(args: list[str], fragment: str) -> None:

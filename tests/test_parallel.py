@@ -14,7 +14,8 @@ from agon.games.alak import Alak
 from agon.games.alak.rules import AlakRules
 from agon.games.alternator import Alternator
 from agon.solve import kernels as K
-from agon.solve.parallel import MoveResult, _stopped, solve_moves_in_workers
+from agon.solve.parallel import MoveResult, _stopped
+from agon.solve.session import SolveRequest, run
 from agon.solve.solver import SolveInterrupted, Solver
 
 runner = CliRunner()
@@ -34,7 +35,8 @@ def test_moves_solved_in_workers_agree_with_one_solver(game: Game, moves: str) -
     state = game.new_state()
     state.play_all(game.parse_moves(moves))
     alone = Solver(game, 16).solve(state, openings=True)
-    together = solve_moves_in_workers(game, state, 2, 16)
+    together = run(SolveRequest(game, state, openings=True, table_bits=16, move_jobs=2)).solution
+    assert together is not None
     assert together.value == alone.value
     assert together.best_moves == alone.best_moves
     assert together.move_values == alone.move_values

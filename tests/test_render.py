@@ -5,16 +5,28 @@ from __future__ import annotations
 import random
 import xml.etree.ElementTree as ET
 
-import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from rich.console import Console
 
 from agon.core.game import State
-from agon.games import make_game
+from agon.games import make_game, renderer
 from agon.games.alak import render as alak_render
 from agon.games.alternator import render as alternator_render
-from agon.games.render import render_rich, render_svg, render_text
+
+
+def render_text(state: State, *, ascii: bool = False) -> str:
+    return renderer(state.game).render_text(state, ascii=ascii)
+
+
+def render_rich(state: State) -> object:
+    return renderer(state.game).render_rich(state)
+
+
+def render_svg(
+    state: State, *, highlight: list[int] | None = None, last_move: int | None = None
+) -> str:
+    return renderer(state.game).render_svg(state, highlight=highlight or [], last_move=last_move)
 
 SVG = "{http://www.w3.org/2000/svg}"
 
@@ -156,7 +168,7 @@ def test_alternator_svg_contract() -> None:
     root = parse_svg(render_svg(state, highlight=[8], last_move=last))
     assert classes(root) == {"board", "alternator"}
     assert (root.get("data-width"), root.get("data-height")) == ("3", "3")
-    cells = groups(root, "data-cell")
+    cells = groups(root, "data-place")
     assert len(cells) == 9
     assert classes(cells["a1"]) == {"cell", "dark", "pit"}
     assert classes(cells["b1"]) == {"cell", "light", "pit", "last"}
@@ -189,7 +201,7 @@ def test_alternator_svg_contract() -> None:
 
 def test_alternator_svg_draws_roots_after_the_stems_reaching_them() -> None:
     state = alternator("3x3", "a1-b1 b1-b2 c2-c1")
-    order = [g.get("data-cell") for g in parse_svg(render_svg(state)).iter(f"{SVG}g")]
+    order = [g.get("data-place") for g in parse_svg(render_svg(state)).iter(f"{SVG}g")]
     order = [cell for cell in order if cell]
     assert order.index("a1") < order.index("b1") < order.index("b2")
     assert order.index("c2") < order.index("c1")
@@ -199,7 +211,7 @@ def test_alak_svg_contract() -> None:
     state = alak(7, position="xx.xxo. o", moves="3")
     root = parse_svg(render_svg(state, highlight=[6], last_move=2))
     assert classes(root) == {"board", "alak"} and root.get("data-size") == "7"
-    points = groups(root, "data-point")
+    points = groups(root, "data-place")
     assert sorted(points, key=int) == [str(n) for n in range(1, 8)]
     assert classes(points["1"]) == {"point", "captured"}
     assert classes(points["3"]) == {"point", "last"}
@@ -215,14 +227,10 @@ def test_alak_svg_contract() -> None:
         assert label is not None and label.text == number
 
 
-def test_dispatch_picks_the_game_renderer() -> None:
+def test_the_registry_gives_each_game_its_own_renderer() -> None:
     alak_state, alternator_state = alak(5, moves="2"), alternator("2x2", "a1-b1")
-    assert render_text(alak_state) == alak_render.render_text(alak_state)  # type: ignore[arg-type]
-    assert render_svg(alternator_state) == alternator_render.render_svg(
-        alternator_state  # type: ignore[arg-type]
-    )
-    with pytest.raises(TypeError):
-        render_text(object())  # type: ignore[arg-type]
+    assert renderer(alak_state.game) is alak_render
+    assert renderer(alternator_state.game) is alternator_render
 
 
 @settings(max_examples=25, deadline=None)

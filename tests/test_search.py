@@ -9,8 +9,9 @@ from hypothesis import strategies as st
 
 from agon.core.errors import AgonError
 from agon.core.game import Game, Move, State
+from agon.core.limits import Limit
 from agon.games import make_game
-from agon.search.agent import Agent, Budget
+from agon.search.agent import Agent
 from agon.search.kernels import random_playouts
 from agon.search.mcts import VISITS, MctsAgent
 from agon.search.registry import AGENTS, make_agent
@@ -183,7 +184,7 @@ def test_mcts_solver_proves_a_lost_position() -> None:
 
 def test_mcts_keeps_its_tree_between_moves() -> None:
     game = make_game("alternator", {"size": "4x4"})
-    agent = MctsAgent(game, Budget(count=2000), seed=1)
+    agent = MctsAgent(game, Limit(count=2000), seed=1)
     state = game.new_state()
     analysis = agent.analyse(state)
     state.play(analysis.principal_variation[0])
@@ -194,7 +195,7 @@ def test_mcts_keeps_its_tree_between_moves() -> None:
 
 def test_mcts_starts_afresh_on_another_game() -> None:
     game = make_game("alternator", {"size": "4x4"})
-    agent = MctsAgent(game, Budget(count=500), seed=1)
+    agent = MctsAgent(game, Limit(count=500), seed=1)
     agent.analyse(game.new_state())
     other = game.parse_position("1 1 1 1 / 1 1 1 1 / 1 1 1 1 / 1 1 1 1 : w")  # White to move
     agent.analyse(other)

@@ -17,9 +17,11 @@ from typer.testing import CliRunner
 
 from agon.cli import app
 from agon.core.game import Game, Move, State
+from agon.core.limits import Limit
 from agon.core.player import Player
 from agon.games import make_game
 from agon.games.alak import Alak
+from agon.games.alak.results import HAYWARD_EXERCISES
 from agon.games.alak.rules import AlakRules
 from agon.games.alternator import Alternator
 from agon.search.twins import twin_for
@@ -38,9 +40,8 @@ from agon.solve.solver import (
     default_table_bits,
     perfect_play,
     refines_proof_numbers,
+    symmetries_for,
 )
-from agon.solve.symmetry import symmetries_for
-from agon.solve.tables import HAYWARD_EXERCISES
 
 runner = CliRunner()
 
@@ -230,13 +231,12 @@ def test_one_best_move_keeps_the_value(state: State) -> None:
     Alak(6, AlakRules.BALJEU), Alak(6, AlakRules.BALJEU, edge_capture=False),
 ])
 def test_a_line_of_perfect_play_ends_the_game_with_the_value(game: Game) -> None:
-    solver = Solver(game, 14, max_seconds=600)
+    solver = Solver(game, 14)
     state = game.new_state()
     value = solver.solve(state).value
-    line = list(perfect_play(solver, state))  # (played on state as it goes)
+    line = list(perfect_play(solver, state, limit=Limit(seconds=600)))  # (played on state)
     komi = game.komi if isinstance(game, Alternator) else 0.0
     assert state.is_over and state.margin == value - komi, line
-    assert solver.max_seconds == 600  # (the line's budget, shared by its steps, is given back)
 
 
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -388,9 +388,9 @@ def test_tromp_taylor_komi_shifts_the_value() -> None:
 @searches
 @pytest.mark.parametrize(("game", "value"), [(Alternator(4, 4), 2), (Alak(9), 1)])
 def test_a_solve_out_of_time_reports_proven_bounds(game: Game, value: int, search: Search) -> None:
-    solver = Solver(game, 14, max_seconds=0.01, chunk_seconds=0.01, search=search)
+    solver = Solver(game, 14, chunk_seconds=0.01, search=search)
     with pytest.raises(SolveInterrupted) as stopped:
-        solver.solve(game.new_state())
+        solver.solve(game.new_state(), limit=Limit(seconds=0.01))
     assert stopped.value.timed_out
     # (Alak 9 is worth 0 or 1: docs/results.md)
     assert stopped.value.lower <= value and value - 2 <= stopped.value.upper
@@ -591,13 +591,15 @@ def test_solve_gives_a_line_of_perfect_play() -> None:
 def test_a_line_cut_short_keeps_the_solution_and_the_moves_so_far(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    def out_of_time(solver: Solver, state: State, max_plies: int) -> Generator[Move]:
+    def out_of_time(
+        solver: Solver, state: State, max_plies: int, limit: Limit | None
+    ) -> Generator[Move]:
         move = state.legal_moves()[1]
         state.play(move)
         yield move
         raise SolveInterrupted(-1, 1, 10, 0.5, timed_out=True)
 
-    monkeypatch.setattr("agon.cli.solve_commands.perfect_play", out_of_time)
+    monkeypatch.setattr("agon.solve.session.perfect_play", out_of_time)
     options = ["solve", "alak", "--size", "4", "-q", "--line"]
     result = runner.invoke(app, [*options, "--json"])
     assert result.exit_code == 124
@@ -655,10 +657,13 @@ def test_solve_stopped_among_the_moves_gives_what_it_proved_of_each(
     proven = ProvenValue(5, 0.5, best=["2"], not_best=["1"])
     bounds = {"1": (float("-inf"), -3.0), "2": (1.0, 1.0), "3": (-1.0, float("inf"))}
 
-    def stopped(self: Solver, state: State, openings: bool = False) -> Solution:
+    def stopped(
+        self: Solver, state: State, openings: bool = False, limit: Limit | None = None
+    ) -> Solution:
         raise SolveInterrupted(1.0, 1.0, 9, 0.9, True, proven, move_bounds=bounds)
 
     monkeypatch.setattr(Solver, "solve", stopped)
+    monkeypatch.setattr("agon.cli.solve_commands.warm_up_kernels", lambda name: None)
     result = runner.invoke(app, ["solve", "alak", "--size", "3", "--json", "-q"])
     assert result.exit_code == 124
     data = json.loads(result.stdout)

@@ -11,11 +11,13 @@ import pytest
 from typer.testing import CliRunner
 
 from agon.cli import app
-from agon.games.alak import Alak
+from agon.core.results import Job
+from agon.games.alak import Alak, AlakRules
+from agon.games.alak.results import DRANGE_LINES
 from agon.games.alternator import Alternator
-from agon.solve import tables
 from agon.solve.quality import QualityReport
-from agon.solve.tables import Job, generate_tables, render
+from agon.solve.tables import generate_tables, render
+from agon.solve.tables import runner as tables_runner
 
 runner = CliRunner()
 
@@ -126,11 +128,11 @@ def test_drange_s_second_and_third_openings_are_compared_and_a_disagreement_show
 
 
 def test_the_drange_claim_job_plays_lines_after_the_disputed_openings() -> None:
-    job = next(job for job in tables.jobs() if job.key == "claim-drange-9")
-    assert job.game == Alak(9, tables.AlakRules.TROMP_TAYLOR)
-    assert job.lines_after == tables.DRANGE_LINES[9] and job.lines_only
+    job = next(job for job in tables_runner.jobs() if job.key == "claim-drange-9")
+    assert job.game == Alak(9, AlakRules.TROMP_TAYLOR)
+    assert job.lines_after == DRANGE_LINES[9] and job.lines_only
     # (with moves solved apart too: the lines need no solve of the position itself)
-    record = tables._solve(job, 60.0, None, 12, move_jobs=2)
+    record = tables_runner.solve_job(job, 60.0, None, 12, move_jobs=2)
     assert record["status"] == "solved" and "value" not in record
     assert "moves_apart" not in record
     assert {first: line["margin"] for first, line in record["lines"].items()} == {
@@ -155,14 +157,14 @@ def _jobs() -> list[Job]:
         Job("alternator-1x2", Alternator(1, 2)),
         Job("alak-baljeu-2", Alak(2), openings=True),
         Job("alak-baljeu-3", Alak(3), openings=True),
-        Job("alak-tromp-taylor-2", Alak(2, tables.AlakRules.TROMP_TAYLOR), openings=True),
+        Job("alak-tromp-taylor-2", Alak(2, AlakRules.TROMP_TAYLOR), openings=True),
     ]
 
 
 def test_tables_are_solved_saved_and_resumed(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(tables, "jobs", _jobs)
+    monkeypatch.setattr(tables_runner, "jobs", _jobs)
     out = tmp_path / "results.md"
     generate_tables(out, 30.0, fresh=False, progress=None)
     saved = json.loads(out.with_suffix(".json").read_text())["jobs"]
@@ -174,7 +176,7 @@ def test_tables_are_solved_saved_and_resumed(
     def no_solving(*_: object) -> dict[str, Any]:
         raise AssertionError("a saved result was solved again")
 
-    monkeypatch.setattr(tables, "_solve", no_solving)
+    monkeypatch.setattr(tables_runner, "solve_job", no_solving)
     out.unlink()
     generate_tables(out, 30.0, fresh=False, progress=None)
     assert "| 3 | +1 | 1:-1 **2:+1** 3:-1 |" in out.read_text()
@@ -193,7 +195,7 @@ def test_a_board_out_of_time_shows_the_sides_proven(lower: float, upper: float, 
 def test_a_side_with_no_bound_is_saved_as_null_and_read_back_as_none(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(tables, "jobs", lambda: iter([Job("alak-baljeu-3", Alak(3))]))
+    monkeypatch.setattr(tables_runner, "jobs", lambda: iter([Job("alak-baljeu-3", Alak(3))]))
 
     def unbounded(job: Job, max_seconds: float, *_: object) -> dict[str, Any]:
         return {"status": "timeout", "max_seconds": max_seconds, "lower": float("-inf"),
@@ -202,14 +204,15 @@ def test_a_side_with_no_bound_is_saved_as_null_and_read_back_as_none(
     def refuse(constant: str) -> None:
         raise AssertionError(f"{constant} is not JSON")
 
-    monkeypatch.setattr(tables, "_solve", unbounded)
+    monkeypatch.setattr(tables_runner, "solve_job", unbounded)
     out = tmp_path / "results.md"
     generate_tables(out, 5.0, fresh=False, progress=None)
     saved = json.loads(out.with_suffix(".json").read_text(), parse_constant=refuse)["jobs"]
     assert saved["alak-baljeu-3"]["lower"] is None and saved["alak-baljeu-3"]["upper"] is None
     assert "| 3 | not solved in 5 s (no bound proven) |" in out.read_text()
     out.unlink()
-    monkeypatch.setattr(tables, "_solve", refuse)  # (no more time: it is read back, not rerun)
+    # (no more time: it is read back, not rerun)
+    monkeypatch.setattr(tables_runner, "solve_job", refuse)
     generate_tables(out, 5.0, fresh=False, progress=None)
     assert "| 3 | not solved in 5 s (no bound proven) |" in out.read_text()
 
@@ -217,8 +220,8 @@ def test_a_side_with_no_bound_is_saved_as_null_and_read_back_as_none(
 def test_after_a_timeout_the_larger_boards_of_its_family_get_a_short_run_for_bounds(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(tables, "jobs", _jobs)
-    monkeypatch.setattr(tables, "BOUNDS_SECONDS", 2.0)
+    monkeypatch.setattr(tables_runner, "jobs", _jobs)
+    monkeypatch.setattr(tables_runner, "BOUNDS_SECONDS", 2.0)
     runs: list[tuple[str, float]] = []
 
     def out_of_time(job: Job, max_seconds: float, *_: object) -> dict[str, Any]:
@@ -226,7 +229,7 @@ def test_after_a_timeout_the_larger_boards_of_its_family_get_a_short_run_for_bou
         return {"status": "timeout", "max_seconds": max_seconds, "lower": -1.0, "upper": 1.0,
                 "nodes": 1}
 
-    monkeypatch.setattr(tables, "_solve", out_of_time)
+    monkeypatch.setattr(tables_runner, "solve_job", out_of_time)
     generate_tables(tmp_path / "results.md", 5.0, fresh=False, progress=None)
     assert runs == [("alternator-1x2", 5.0), ("alak-baljeu-2", 5.0), ("alak-baljeu-3", 2.0),
                     ("alak-tromp-taylor-2", 5.0)]
@@ -243,7 +246,7 @@ def test_after_a_timeout_the_larger_boards_of_its_family_get_a_short_run_for_bou
 def test_a_board_whose_value_is_proven_but_not_its_best_moves_does_not_give_up_its_family(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(tables, "jobs", _jobs)
+    monkeypatch.setattr(tables_runner, "jobs", _jobs)
     runs: list[tuple[str, float]] = []
 
     def value_only(job: Job, max_seconds: float, *_: object) -> dict[str, Any]:
@@ -251,7 +254,7 @@ def test_a_board_whose_value_is_proven_but_not_its_best_moves_does_not_give_up_i
         return {"status": "timeout", "max_seconds": max_seconds, "lower": 0.0, "upper": 0.0,
                 "nodes": 1}
 
-    monkeypatch.setattr(tables, "_solve", value_only)
+    monkeypatch.setattr(tables_runner, "solve_job", value_only)
     generate_tables(tmp_path / "results.md", 5.0, fresh=False, progress=None)
     assert ("alak-baljeu-3", 5.0) in runs
 
@@ -259,7 +262,7 @@ def test_a_board_whose_value_is_proven_but_not_its_best_moves_does_not_give_up_i
 def test_only_the_selected_jobs_are_solved_and_fresh_drops_only_theirs(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(tables, "jobs", _jobs)
+    monkeypatch.setattr(tables_runner, "jobs", _jobs)
     runs: list[str] = []
 
     def solved(job: Job, max_seconds: float, *_: object) -> dict[str, Any]:
@@ -267,7 +270,7 @@ def test_only_the_selected_jobs_are_solved_and_fresh_drops_only_theirs(
         return {"status": "solved", "value": 0.0, "best_moves": [], "moves": {}, "nodes": 1,
                 "seconds": 0.0}
 
-    monkeypatch.setattr(tables, "_solve", solved)
+    monkeypatch.setattr(tables_runner, "solve_job", solved)
     out = tmp_path / "results.md"
     generate_tables(out, 5.0, fresh=False, progress=None, only=("alak-baljeu-*",))
     assert runs == ["alak-baljeu-2", "alak-baljeu-3"]
@@ -293,7 +296,7 @@ def test_work_spread_over_processes_gives_the_same_results(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, spread: dict[str, int]
 ) -> None:
     """Families at once (--jobs), or each job's moves at once (--move-jobs)."""
-    monkeypatch.setattr(tables, "jobs", _jobs)
+    monkeypatch.setattr(tables_runner, "jobs", _jobs)
     alone, spread_out = tmp_path / "alone.md", tmp_path / "spread.md"
     generate_tables(alone, 10.0, fresh=False, progress=None)
     lines: list[str] = []
@@ -317,9 +320,9 @@ def test_a_job_whose_moves_were_solved_apart_says_so(tmp_path: Path) -> None:
 
 
 def test_a_job_with_lines_gets_them_with_its_moves_solved_apart() -> None:
-    job = Job("claim-traditional-6", Alak(6, tables.AlakRules.TRADITIONAL), openings=True,
+    job = Job("claim-traditional-6", Alak(6, AlakRules.TRADITIONAL), openings=True,
               lines_after=("3",))
-    record = tables._solve(job, 60.0, None, 14, move_jobs=2)
+    record = tables_runner.solve_job(job, 60.0, None, 14, move_jobs=2)
     # the seed's 6-point claim: opening on 3 is a draw (docs/results.md)
     assert record["value"] == 0 and record["moves"]["3"] == 0
     assert record["lines"]["3"]["moves"][0] == "3" and record["lines"]["3"]["margin"] == 0
@@ -342,7 +345,7 @@ def test_a_table_size_set_for_the_run_is_recorded_and_shown(tmp_path: Path) -> N
 def test_only_measures_the_selected_agents_on_the_selected_games(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(tables, "jobs", list)  # no solving
+    monkeypatch.setattr(tables_runner, "jobs", list)  # no solving
     measured: list[tuple[str, str, int]] = []
 
     def measure(game: Any, agent: str, positions: int, *_: object) -> QualityReport:
@@ -350,7 +353,7 @@ def test_only_measures_the_selected_agents_on_the_selected_games(
         return QualityReport(game.description, agent, positions, positions, 0, positions, 0.0,
                              0.5)
 
-    monkeypatch.setattr(tables, "measure_quality", measure)
+    monkeypatch.setattr(tables_runner, "measure_quality", measure)
     out = tmp_path / "results.md"
     generate_tables(out, 5.0, fresh=False, progress=None, quality_positions=3,
                     only=("quality-*-alak-7",))

@@ -7,9 +7,12 @@ import pytest
 
 from agon.core.errors import AgonError
 from agon.core.game import Game
-from agon.games import Alak, Alternator, make_game
-from agon.games.alak import AlakRules
-from agon.games.texts import LANGUAGES, rules_text
+from agon.core.texts import LANGUAGE_NAMES
+from agon.games import make_game, rules_text
+from agon.games.alak import Alak, AlakRules
+from agon.games.alternator import Alternator
+
+LANGUAGES = tuple(LANGUAGE_NAMES)
 
 ALAK_VARIANTS = [Alak(rules=rules) for rules in AlakRules] + [Alak(edge_capture=False)]
 GAMES: list[Game] = [Alternator(), *ALAK_VARIANTS]
@@ -47,15 +50,15 @@ def test_each_alak_rule_set_gets_only_its_own_section(lang: str) -> None:
 
 @pytest.mark.parametrize("lang", LANGUAGES)
 def test_baljeu_text_says_whether_edge_capture_is_on(lang: str) -> None:
-    lines = block_headings(raw_text("agon.games.alak", lang), "edge")
-    assert set(lines) == {"on", "off"}
+    lines = block_headings(raw_text("agon.games.alak", lang), "edge_capture")
+    assert set(lines) == {"true", "false"}
     with_edge = rules_text(Alak(edge_capture=True), lang)
     without_edge = rules_text(Alak(edge_capture=False), lang)
-    assert lines["on"] in with_edge and lines["off"] not in with_edge
-    assert lines["off"] in without_edge and lines["on"] not in without_edge
+    assert lines["true"] in with_edge and lines["false"] not in with_edge
+    assert lines["false"] in without_edge and lines["true"] not in without_edge
     for rules in (AlakRules.TRADITIONAL, AlakRules.TROMP_TAYLOR):
         text = rules_text(Alak(rules=rules), lang)
-        assert lines["on"] not in text and lines["off"] not in text
+        assert lines["true"] not in text and lines["false"] not in text
 
 
 @pytest.mark.parametrize("lang", LANGUAGES)

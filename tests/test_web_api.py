@@ -102,19 +102,25 @@ def test_unreadable_moves_and_a_pass_that_the_rules_lack_are_explained(client: T
     assert answer.status_code == 400 and "no pass in the baljeu rules" in answer.json()["detail"]
 
 
-def test_alternator_targets_name_legal_roots_and_why_others_are_not(client: TestClient) -> None:
+def test_picked_places_name_the_places_that_can_follow_and_why_others_cannot(
+    client: TestClient,
+) -> None:
     seat, _ = start_game(client, game="alternator", options={"width": 3, "height": 2},
                          opponent="local")
-    targets = seat.get("/targets?cell=a1").json()
-    assert {t["cell"]: t["legal"] for t in targets["targets"]} == {"a2": True, "b1": True}
-    assert targets["reason"] is None
-    assert targets["svg"].count("highlight") >= 2
+    picked = seat.get("/choices?picked=a1").json()
+    assert {c["place"]: c["legal"] for c in picked["choices"]} == {"a2": True, "b1": True}
+    assert picked["reason"] is None and picked["move"] is None
+    assert picked["svg"].count("highlight") >= 2
+    assert seat.get("/choices?picked=a1,b1").json()["move"] == "a1-b1"
     assert seat.move("a1-b1").status_code == 200
-    pit = seat.get("/targets?cell=a1").json()
+    pit = seat.get("/choices?picked=a1").json()
     assert pit["reason"] == "a1 has no legal move: a1 already has a dot (a pit)"
-    big = seat.get("/targets?cell=a2").json()
-    by_cell = {t["cell"]: t for t in big["targets"]}
-    assert by_cell["b2"]["legal"] and not by_cell["a1"]["legal"]
+    big = seat.get("/choices?picked=a2").json()
+    by_place = {c["place"]: c for c in big["choices"]}
+    assert by_place["b2"]["legal"] and not by_place["a1"]["legal"]
+    # a move of one place is made at once, legal or not (playing it says why not)
+    alak, _ = start_game(client, game="alak", options={"size": 5}, opponent="local")
+    assert alak.get("/choices?picked=3").json()["move"] == "3"
     answer = seat.move("c1-b1")  # a tree of size 1 may not take in one of size 2
     assert answer.status_code == 422
     assert "the larger tree must attach to the smaller" in answer.json()["detail"]
@@ -457,7 +463,7 @@ BAD_REQUESTS: list[tuple[str, str, Any]] = [
     ("post", "/api/games/none/undo", None),
     ("post", "/api/games/none/resign", None),
     ("get", "/api/games/none", None),
-    ("get", "/api/games/none/targets?cell=a1", None),
+    ("get", "/api/games/none/choices?picked=a1", None),
     ("get", "/api/games/none/hint", None),
     ("get", "/api/games/none/record", None),
     ("get", "/api/games?limit=0", None),
@@ -465,7 +471,7 @@ BAD_REQUESTS: list[tuple[str, str, Any]] = [
     ("get", "/api/rules/chess", None),
     ("get", "/api/rules/alak?rules=calvinball", None),
     ("get", "/rules/chess", None),
-    ("get", "/rules/alak?edge=sideways", None),
+    ("get", "/rules/alak?edge_capture=sideways", None),
 ]
 
 
@@ -488,10 +494,10 @@ def test_bad_bodies_on_a_real_game(client: TestClient) -> None:
     raw = client.post(f"/api/games/{seat.game_id}/moves", content=b"{not json",
                       headers={**seat.headers, "content-type": "application/json"})
     assert raw.status_code == 400
-    for cell in ("z9", "", "a1-b1", "a0"):
-        assert seat.get(f"/targets?cell={cell}").status_code == 400
+    for picked in ("z9", "", ",", "a1-b1", "a0", "a1,z9"):
+        assert seat.get(f"/choices?picked={picked}").status_code == 400
     alak, _ = start_game(client, game="alak", options={"size": 5}, opponent="local")
-    assert alak.get("/targets?cell=a1").status_code == 400
+    assert alak.get("/choices?picked=a1").status_code == 400
 
 
 @settings(

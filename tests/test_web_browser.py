@@ -85,9 +85,9 @@ def wait_for_moves(page: Page, at_least: int) -> None:
 
 def click_move(page: Page, pit: str, root: str) -> None:
     """An Alternator move as a player makes it: the pit, then its highlighted root."""
-    page.click(f'[data-cell="{pit}"]')
-    expect(page.locator(f'[data-cell="{root}"].highlight')).to_have_count(1)
-    page.click(f'[data-cell="{root}"]')
+    page.click(f'[data-place="{pit}"]')
+    expect(page.locator(f'[data-place="{root}"].highlight')).to_have_count(1)
+    page.click(f'[data-place="{root}"]')
 
 
 def moves_shown(page: Page) -> list[str]:
@@ -126,7 +126,7 @@ def test_whole_game_against_the_computer_by_clicking_with_a_reload(
             break
         state = replayed(view)
         point = state.game.format_move(rng.choice(state.legal_moves()))
-        page.click(f'[data-point="{point}"]')
+        page.click(f'[data-place="{point}"]')
         wait_for_moves(page, len(view["moves"]) + 1)
         my_moves += 1
         if my_moves == 2:  # a reload in the middle: the game goes on where it was
@@ -159,21 +159,21 @@ def test_a_picked_pit_highlights_its_legal_roots_and_the_computer_answers(
                      opponent="computer", level="beginner", colour="black")
     page.goto(server.url + created["url"])
     wait_for_my_turn_or_end(page)
-    page.click('[data-cell="a2"]')
-    expect(page.locator('[data-cell="a2"].selected')).to_have_count(1)
-    highlighted = page.locator("[data-cell].highlight")
+    page.click('[data-place="a2"]')
+    expect(page.locator('[data-place="a2"].selected')).to_have_count(1)
+    highlighted = page.locator("[data-place].highlight")
     expect(highlighted).to_have_count(3)
-    cells = {highlighted.nth(i).get_attribute("data-cell") for i in range(3)}
+    cells = {highlighted.nth(i).get_attribute("data-place") for i in range(3)}
     state = replayed(view_of(server, page))
     game = state.game
     legal_roots = {game.format_move(m).split("-")[1] for m in state.legal_moves()
                    if m != game.pass_move and game.format_move(m).startswith("a2-")}
     assert cells == legal_roots == {"a1", "a3", "b2"}
-    expect(page.locator("#message")).to_contain_text("Pit a2")
-    page.click('[data-cell="b2"]')
+    expect(page.locator("#message")).to_contain_text("a2: pick a highlighted place")
+    page.click('[data-place="b2"]')
     expect(page.locator("#moves .move-text").first).to_have_text("a2-b2")
     expect(page.locator("#moves .move-text")).to_have_count(2)  # the computer's answer
-    expect(page.locator("[data-cell].highlight")).to_have_count(0)
+    expect(page.locator("[data-place].highlight")).to_have_count(0)
 
 
 def test_illegal_attempts_are_explained(page: Page, server: BackgroundServer) -> None:
@@ -184,22 +184,22 @@ def test_illegal_attempts_are_explained(page: Page, server: BackgroundServer) ->
     page.goto(server.url + created["url"])
     wait_for_my_turn_or_end(page)
     message = page.locator("#message")
-    page.click('[data-cell="a1"]')
+    page.click('[data-place="a1"]')
     expect(message).to_have_text("a1 has no legal move: a1 already has a dot (a pit)")
     expect(message).to_have_class(re.compile("error"))
-    page.click('[data-cell="c1"]')
-    expect(page.locator('[data-cell="c2"].highlight')).to_have_count(1)
-    page.click('[data-cell="b1"]')  # size 1 may not take in size 2: the server says why
+    page.click('[data-place="c1"]')
+    expect(page.locator('[data-place="c2"].highlight')).to_have_count(1)
+    page.click('[data-place="b1"]')  # size 1 may not take in size 2: the server says why
     expect(message).to_contain_text("c1-b1 is illegal: the larger tree must attach")
     assert moves_shown(page) == ["a1-b1"]
 
     alak = create(server, game="alak", options={"size": 5}, opponent="local")
     page.goto(server.url + alak["url"])
     wait_for_my_turn_or_end(page)
-    page.click('[data-point="3"]')
+    page.click('[data-place="3"]')
     expect(page.locator("#moves .move-text")).to_have_count(1)
     wait_for_my_turn_or_end(page)
-    point = page.locator('[data-point="3"]')
+    point = page.locator('[data-place="3"]')
     expect(point).to_have_attribute("aria-label", re.compile(r"point 3, black stone"))
     point.focus()  # the keyboard works too: Enter on a focused point
     page.keyboard.press("Enter")
@@ -240,8 +240,8 @@ def test_friend_game_in_two_browsers_with_a_spectator(
         for other in (page, watcher):
             expect(other.locator("#moves .move-text")).to_have_text(["a1-a2", "c2-c1"])
         expect(page.locator("#turn")).to_have_text("Your turn (Black)")
-        watcher.click('[data-cell="b1"]')  # a spectator's click does nothing
-        expect(watcher.locator("[data-cell].highlight")).to_have_count(0)
+        watcher.click('[data-place="b1"]')  # a spectator's click does nothing
+        expect(watcher.locator("[data-place].highlight")).to_have_count(0)
     finally:
         friend_context.close()
         watcher_context.close()

@@ -1,8 +1,8 @@
-"""Agon's games as OpenSpiel Python games: importing this module registers them with pyspiel.
+"""Agon's games as OpenSpiel Python games: importing this module registers every game in the
+registry with pyspiel, as ``python_agon_<name>``, its parameters the game's options.
 
-``pyspiel.load_game("python_agon_alternator(width=5,height=5)")`` or
-``pyspiel.load_game("python_agon_alak(size=7,rules=traditional)")`` then gives a game that
-every OpenSpiel algorithm can play. Every rule is the Agon rules engine's: a state wraps an
+``pyspiel.load_game("python_agon_<name>(<option>=<value>,...)")`` then gives a game that every
+OpenSpiel algorithm can play. Every rule is the Agon rules engine's: a state wraps an
 Agon state and asks it. Actions are Agon's action numbers. Returns are +1/−1/0 by the result,
 zero-sum; :meth:`AgonState.margin` gives the points. See docs/adapters.md.
 """
@@ -19,10 +19,12 @@ from open_spiel.python.observation import IIGObserverForPublicInfoGame
 from agon.adapters import max_game_length, observation_planes, observation_shape, outcome
 from agon.core.errors import AgonError
 from agon.core.game import Game, State
-from agon.games import make_game
+from agon.core.options import Option
+from agon.core.plugin import GamePlugin
+from agon.games import make_game, plugins
 
-ALTERNATOR_NAME = "python_agon_alternator"
-ALAK_NAME = "python_agon_alak"
+PREFIX = "python_agon_"
+"""OpenSpiel's name of an Agon game is this and the game's name."""
 
 
 def _game_type(short_name: str, title: str, defaults: Mapping[str, Any]) -> pyspiel.GameType:
@@ -82,20 +84,6 @@ class AgonGame(pyspiel.Game):  # type: ignore[misc]
         return IIGObserverForPublicInfoGame(iig_obs_type, params)
 
 
-class AlternatorGame(AgonGame):
-    agon_name = "alternator"
-    game_type = _game_type(ALTERNATOR_NAME, "Alternator", {"width": 8, "height": 8, "komi": 3.5})
-
-
-class AlakGame(AgonGame):
-    agon_name = "alak"
-    game_type = _game_type(
-        ALAK_NAME,
-        "Alak",
-        {"size": 11, "rules": "baljeu", "edge_capture": True, "komi": 0.0},
-    )
-
-
 class AgonState(pyspiel.State):  # type: ignore[misc]
     """An OpenSpiel state that delegates every rule to the Agon state it wraps."""
 
@@ -148,8 +136,31 @@ class PlanesObserver:
         return state.agon_state.position()
 
 
+def parameter_default(option: Option) -> Any:
+    """An option's default as an OpenSpiel parameter (a bool, int, float or string)."""
+    if option.kind in ("choice", "text"):
+        return option.text(option.default)
+    if option.kind == "number":
+        return float(option.default)
+    return option.default
+
+
+def game_class(plugin: GamePlugin[Any, Any]) -> type[AgonGame]:
+    """The OpenSpiel game class of an Agon game: its parameters are the game's options."""
+    defaults = {
+        option.name: parameter_default(option)
+        for option in plugin.game.option_specs if not option.shortcut
+    }
+    return type(
+        f"{plugin.game.__name__}Game",
+        (AgonGame,),
+        {"agon_name": plugin.name, "game_type": _game_type(PREFIX + plugin.name, plugin.title,
+                                                           defaults)},
+    )
+
+
 def load(game: Game) -> AgonGame:
-    """The OpenSpiel game of an Agon variant: ``load(make_game("alak", {"size": 7}))``."""
+    """The OpenSpiel game of an Agon variant: ``load(make_game(name, options))``."""
     game_class = _BY_AGON_NAME.get(game.name)
     if game_class is None:
         raise AgonError(f"{game.title} has no OpenSpiel adapter")
@@ -158,17 +169,9 @@ def load(game: Game) -> AgonGame:
 
 
 _BY_AGON_NAME: dict[str, type[AgonGame]] = {
-    game_class.agon_name: game_class for game_class in (AlternatorGame, AlakGame)
+    name: game_class(plugin) for name, plugin in plugins().items()
 }
 for _game_class in _BY_AGON_NAME.values():
     pyspiel.register_game(_game_class.game_type, _game_class)
 
-__all__ = [
-    "ALAK_NAME",
-    "ALTERNATOR_NAME",
-    "AgonGame",
-    "AgonState",
-    "AlakGame",
-    "AlternatorGame",
-    "load",
-]
+__all__ = ["PREFIX", "AgonGame", "AgonState", "game_class", "load"]

@@ -1,4 +1,4 @@
-"""Agon's games as PettingZoo AEC environments: ``env("alternator", width=5, height=5)``.
+"""Agon's games as PettingZoo AEC environments: ``env("alak", size=7)``.
 
 Agents ``"black"`` and ``"white"`` take turns as the rules say (a pass is a move, so they
 always alternate). Each observes ``{"observation": planes, "action_mask": int8 mask}``; the
@@ -16,12 +16,18 @@ import numpy as np
 from gymnasium import spaces
 from pettingzoo import AECEnv
 
-from agon.adapters import AGENTS, observation_planes, observation_shape, outcome, plane_names
+from agon.adapters import (
+    AGENTS,
+    observation_planes,
+    observation_shape,
+    outcome,
+    plane_names,
+    unbounded_planes,
+)
 from agon.core.errors import AgonError, quoted
 from agon.core.game import Game, State
 from agon.core.player import Player
-from agon.games import make_game
-from agon.games.render import render_text
+from agon.games import make_game, renderer
 
 Observation = dict[str, np.ndarray]
 RENDER_MODES = ("human", "ansi")
@@ -47,8 +53,8 @@ class AgonEnv(AECEnv[str, Observation, int | np.integer[Any]]):  # type: ignore[
         shape = observation_shape(game)
         plane_high = np.ones(shape, dtype=np.float32)
         for index, name in enumerate(plane_names(game)):
-            if name.endswith("_prisoners"):
-                plane_high[index] = np.inf  # prisoners over N: no bound but the game's length
+            if name in unbounded_planes(game):
+                plane_high[index] = np.inf
         space = spaces.Dict(
             {
                 "observation": spaces.Box(0.0, plane_high, shape, dtype=np.float32),
@@ -117,7 +123,7 @@ class AgonEnv(AECEnv[str, Observation, int | np.integer[Any]]):  # type: ignore[
     def render(self) -> str | None:
         if self.render_mode is None:
             return None
-        text = render_text(self.state_now)
+        text = renderer(self.game).render_text(self.state_now)
         if self.render_mode == "human":
             print(text)
             return None
@@ -127,7 +133,7 @@ class AgonEnv(AECEnv[str, Observation, int | np.integer[Any]]):  # type: ignore[
         """Nothing to release: rendering is text."""
 
 
-def env(game: Game | str = "alternator", render_mode: str | None = None, **options: Any) -> AgonEnv:
+def env(game: Game | str, render_mode: str | None = None, **options: Any) -> AgonEnv:
     """An environment for ``game``: an Agon game, or a name with its options as keywords."""
     if isinstance(game, str):
         game = make_game(game, options)

@@ -2,53 +2,86 @@
 
 from __future__ import annotations
 
+import functools
+import inspect
 import math
 import signal
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from types import FrameType
 from typing import Annotated, Any, NoReturn
 
 import typer
 
-from agon.core.errors import AgonError, NotationError, quoted, shortened
+from agon.core.errors import AgonError, NotationError, shortened
 from agon.core.game import Game, State
-from agon.games import GAMES, make_game
+from agon.core.options import Option
+from agon.games import make_game, names, plugin, plugins
 
 GameArg = Annotated[
-    str, typer.Argument(help=f"The game: {' or '.join(GAMES)}.", show_default=False)
+    str, typer.Argument(help=f"The game: {' or '.join(names())}.", show_default=False)
 ]
-SizeOpt = Annotated[
-    str | None,
-    typer.Option(
-        "--size",
-        help="Board size: Alternator files x ranks (default 8x8); Alak number of points (11).",
-        show_default=False,
-    ),
-]
-KomiOpt = Annotated[
-    float | None,
-    typer.Option(
-        help="Points added to White: Alternator default 3.5; Alak traditional and "
-        "tromp-taylor default 0 (baljeu has none).",
-        show_default=False,
-    ),
-]
-RulesOpt = Annotated[
-    str | None,
-    typer.Option(
-        help="Alak rule set: baljeu (default), traditional or tromp-taylor.", show_default=False
-    ),
-]
-EdgeOpt = Annotated[
-    bool | None,
-    typer.Option(
-        "--edge-capture/--no-edge-capture",
-        help="Alak baljeu: whether a board end encloses a chain (default on).",
-        show_default=False,
-    ),
-]
+GameOptions = dict[str, Any]
+"""The game options given on the command line, by option name (text, or a bool for a flag):
+a command's parameter that :func:`game_command` fills from one command-line option per option
+any game declares."""
+
+
+def _declared_options() -> dict[str, list[tuple[str, Option]]]:
+    """Every option name a game declares, with each game (its title) that declares it."""
+    declared: dict[str, list[tuple[str, Option]]] = {}
+    for found in plugins().values():
+        for option in found.game.option_specs:
+            declared.setdefault(option.name, []).append((found.title, option))
+    return declared
+
+
+def _option_parameter(name: str, games: list[tuple[str, Option]]) -> inspect.Parameter:
+    """The command-line option of game option ``name``: a flag pair where every game that
+    declares it takes true or false, else a text its game reads."""
+    flag = games[0][1].flag
+    parts = []
+    for title, option in games:
+        default = "" if option.shortcut else f" (default {option.text(option.default)})"
+        parts.append(f"{title}: {option.help}{default}")
+    help_text = " ".join(parts)
+    if all(option.kind == "bool" for _, option in games):
+        negative = "--no-" + flag.removeprefix("--")
+        annotation: Any = Annotated[
+            bool | None, typer.Option(f"{flag}/{negative}", help=help_text, show_default=False)
+        ]
+    else:
+        annotation = Annotated[str | None, typer.Option(flag, help=help_text, show_default=False)]
+    return inspect.Parameter(
+        f"game_option_{name}", inspect.Parameter.KEYWORD_ONLY, default=None,
+        annotation=annotation,
+    )
+
+
+def game_command(command: Callable[..., None]) -> Callable[..., None]:
+    """``command``, whose parameter ``options: GameOptions`` is replaced on the command line by
+    one option per game option (``--size``, ``--komi``, …, as the games declare them), which
+    it receives gathered, those not given left out."""
+    signature = inspect.signature(command, eval_str=True)
+    declared = _declared_options()
+    extra = [_option_parameter(name, games) for name, games in declared.items()]
+    parameters = []
+    for parameter in signature.parameters.values():  # (Typer passes every one by keyword)
+        if parameter.name == "options":
+            parameters += extra
+        else:
+            parameters.append(parameter.replace(kind=inspect.Parameter.KEYWORD_ONLY))
+
+    @functools.wraps(command)
+    def with_options(**arguments: Any) -> None:
+        given = {name: arguments.pop(f"game_option_{name}") for name in declared}
+        command(**arguments, options={k: v for k, v in given.items() if v is not None})
+
+    with_options.__signature__ = signature.replace(parameters=parameters)  # type: ignore[attr-defined]
+    with_options.__annotations__ = {p.name: p.annotation for p in parameters}
+    del with_options.__wrapped__
+    return with_options
 
 
 def fail(message: str, code: int = 2) -> NoReturn:
@@ -64,36 +97,29 @@ def check_seconds(seconds: float | None, option: str) -> None:
         fail(f"{option} must be a positive number of seconds, not {seconds:g}")
 
 
-def build_game(
-    name: str,
-    size: str | None = None,
-    komi: float | None = None,
-    rules: str | None = None,
-    edge_capture: bool | None = None,
-) -> Game:
-    """The variant the options describe; options that do not fit the game are refused."""
-    key = name.strip().lower()
-    options: dict[str, Any] = {}
+def build_game(name: str, options: GameOptions) -> Game:
+    """The variant of game ``name`` the command-line options describe; an option its game does
+    not have is refused, naming the ones it has."""
     try:
-        if key == "alternator":
-            if rules is not None or edge_capture is not None:
-                fail("--rules and --edge-capture are Alak options; Alternator has neither")
-            if size is not None:
-                options["size"] = size
-        elif key == "alak":
-            if size is not None:
-                if not size.strip().isdigit():
-                    fail(f"Alak --size is a number of points, like 11, not {quoted(size)}")
-                options["size"] = size
-            if rules is not None:
-                options["rules"] = rules
-            if edge_capture is not None:
-                options["edge_capture"] = edge_capture
-        if komi is not None:
-            options["komi"] = komi
-        return make_game(key, options)
+        found = plugin(name)
+        specs = {option.name: option for option in found.game.option_specs}
+        values: dict[str, Any] = {}
+        for option_name, given in options.items():
+            if option_name not in specs:
+                flags = ", ".join(option.flag for option in specs.values())
+                fail(
+                    f"{_flag(option_name)} is not an option of {found.title} "
+                    f"(its options: {flags})"
+                )
+            spec = specs[option_name]
+            values[option_name] = spec.parse(given) if isinstance(given, str) else given
+        return make_game(found.name, values)
     except AgonError as error:
         fail(str(error))
+
+
+def _flag(name: str) -> str:
+    return "--" + name.replace("_", "-")
 
 
 def load_start(game: Game, position: str | None) -> State:

@@ -15,13 +15,11 @@ from rich.console import Console
 from rich.markdown import Markdown
 
 from agon.cli.common import (
-    EdgeOpt,
     GameArg,
-    KomiOpt,
-    RulesOpt,
-    SizeOpt,
+    GameOptions,
     build_game,
     fail,
+    game_command,
     load_start,
     play_moves,
 )
@@ -29,8 +27,8 @@ from agon.core.errors import AgonError, NotationError
 from agon.core.game import Game, Move, State, format_points
 from agon.core.player import Player
 from agon.core.records import GameRecord, now_iso
-from agon.games import make_game
-from agon.games.render import player_name, render_rich, render_text
+from agon.core.render import player_name
+from agon.games import make_game, renderer, rules_text
 from agon.search.agent import Agent
 from agon.search.registry import AGENTS, make_agent
 
@@ -93,10 +91,11 @@ class Screen:
         return cls(rich=capable, ascii=ascii_only)
 
     def board(self, state: State) -> None:
+        drawing = renderer(state.game)
         if self.rich:
-            self.console.print(render_rich(state))
+            self.console.print(drawing.render_rich(state))
         else:
-            typer.echo(render_text(state, ascii=self.ascii))
+            typer.echo(drawing.render_text(state, ascii=self.ascii))
 
     def say(self, text: str) -> None:
         typer.echo(text)
@@ -128,10 +127,7 @@ def result_sentence(state: State) -> str:
 
 def state_command(
     game: GameArg,
-    size: SizeOpt = None,
-    komi: KomiOpt = None,
-    rules: RulesOpt = None,
-    edge_capture: EdgeOpt = None,
+    options: GameOptions,
     position: PositionOpt = None,
     moves: Annotated[
         str | None,
@@ -143,7 +139,7 @@ def state_command(
     plain: PlainOpt = False,
 ) -> None:
     """Show a position (after --moves) with its legal moves, score and result."""
-    variant = build_game(game, size, komi, rules, edge_capture)
+    variant = build_game(game, options)
     state = load_start(variant, position)
     play_moves(state, moves or "")
     if as_json:
@@ -185,17 +181,15 @@ def state_summary(state: State) -> dict[str, Any]:
 
 def rules_command(
     game: GameArg,
-    size: SizeOpt = None,
-    komi: KomiOpt = None,
-    rules: RulesOpt = None,
-    edge_capture: EdgeOpt = None,
-    lang: Annotated[str, typer.Option("--lang", help="Language: en, es, nl or lt.")] = "en",
+    options: GameOptions,
+    lang: Annotated[
+        str,
+        typer.Option("--lang", help="Language: en, es, nl or lt, as the game's rules are written."),
+    ] = "en",
     plain: PlainOpt = False,
 ) -> None:
     """Print the rules of the game (of this variant), in English, Spanish, Dutch or Lithuanian."""
-    from agon.games.texts import rules_text
-
-    variant = build_game(game, size, komi, rules, edge_capture)
+    variant = build_game(game, options)
     try:
         text = rules_text(variant, lang)
     except AgonError as error:
@@ -348,10 +342,7 @@ class Session:
 
 def play_command(
     game: GameArg,
-    size: SizeOpt = None,
-    komi: KomiOpt = None,
-    rules: RulesOpt = None,
-    edge_capture: EdgeOpt = None,
+    options: GameOptions,
     black: Annotated[str, typer.Option("--black", help=_agent_help("Black"))] = HUMAN,
     white: Annotated[
         str | None,
@@ -369,9 +360,9 @@ def play_command(
 ) -> None:
     """Play a game at the terminal: humans against agents, or agents against each other.
 
-    At your turn type a move (Alternator 'd4-d5', Alak '3'), pass, undo, hint, save FILE or quit.
+    At your turn type a move in the game's notation, pass, undo, hint, save FILE or quit.
     """
-    variant = build_game(game, size, komi, rules, edge_capture)
+    variant = build_game(game, options)
     state = load_start(variant, position)
     agents: dict[Player, Agent | None] = {}
     specs = {Player.BLACK: black, Player.WHITE: white or strongest_agent_spec()}
@@ -472,7 +463,7 @@ def replay_command(
 
 def register(app: typer.Typer) -> None:
     """Add this module's commands to the app."""
-    app.command("play")(play_command)
-    app.command("state")(state_command)
-    app.command("rules")(rules_command)
+    app.command("play")(game_command(play_command))
+    app.command("state")(game_command(state_command))
+    app.command("rules")(game_command(rules_command))
     app.command("replay")(replay_command)

@@ -11,17 +11,15 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from agon.cli.common import (
-    EdgeOpt,
     GameArg,
-    KomiOpt,
-    RulesOpt,
-    SizeOpt,
+    GameOptions,
     build_game,
     check_seconds,
     fail,
+    game_command,
 )
 from agon.core.errors import AgonError, quoted
-from agon.search.bench import BENCH_VARIANTS, MEASURES, VERIFY_VARIANTS, bench, verify
+from agon.search.bench import MEASURES, bench, bench_variants, verify, verify_variants
 from agon.search.match import GameSummary, MatchReport, run_match
 from agon.search.registry import AGENTS
 
@@ -85,10 +83,7 @@ def match(
     game_name: GameArg,
     agent_a: Annotated[str, typer.Argument(help="Agent A. " + AGENT_HELP, show_default=False)],
     agent_b: Annotated[str, typer.Argument(help="Agent B (same form).", show_default=False)],
-    size: SizeOpt = None,
-    komi: KomiOpt = None,
-    rules: RulesOpt = None,
-    edge_capture: EdgeOpt = None,
+    options: GameOptions,
     games: Annotated[int, typer.Option("--games", min=1, help="Number of games.")] = 10,
     jobs: Annotated[
         int, typer.Option("--jobs", min=1, help="Worker processes playing games at once.")
@@ -101,7 +96,7 @@ def match(
 ) -> None:
     """Play a match of A against B, colours alternating; report A's wins, draws and losses,
     mean margin and Elo difference. Ctrl-C stops it and reports the games finished so far."""
-    game = build_game(game_name, size, komi, rules, edge_capture)
+    game = build_game(game_name, options)
     with _progress() as progress:
         task = progress.add_task(f"{agent_a} vs {agent_b}", total=games)
         tally = {1.0: 0, 0.5: 0, 0.0: 0}  # A's wins, draws and losses so far
@@ -142,8 +137,8 @@ def bench_command(
         list[str] | None,
         typer.Option(
             "--only",
-            help=f"Only this variant (repeatable): {', '.join(BENCH_VARIANTS)}; with --verify "
-            f"also {', '.join(n for n in VERIFY_VARIANTS if n not in BENCH_VARIANTS)}.",
+            help=f"Only this variant (repeatable): {', '.join(bench_variants())}; with --verify "
+            f"also {', '.join(n for n in verify_variants() if n not in bench_variants())}.",
             show_default=False,
         ),
     ] = None,
@@ -167,8 +162,8 @@ def bench_command(
     """Measure playouts, MCTS iterations and alpha-beta nodes per second, reference rules and
     fast twins side by side; or, with --verify, check the fast twins against the reference."""
     check_seconds(seconds, "--seconds")
-    known = VERIFY_VARIANTS if verify_twins else BENCH_VARIANTS
-    names = list(only or (VERIFY_VARIANTS if verify_twins else BENCH_VARIANTS))
+    known = verify_variants() if verify_twins else bench_variants()
+    names = list(only or known)
     for name in names:
         if name not in known:
             fail(f"unknown variant {quoted(name)}: choose among {', '.join(known)}")
@@ -207,5 +202,5 @@ def bench_command(
 
 def register(app: typer.Typer) -> None:
     """Add this module's commands to the app."""
-    app.command("match")(match)
+    app.command("match")(game_command(match))
     app.command("bench")(bench_command)

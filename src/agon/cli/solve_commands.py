@@ -5,49 +5,43 @@ from __future__ import annotations
 import json
 import math
 import os
-from collections.abc import Iterator
-from contextlib import ExitStack, contextmanager
-from dataclasses import asdict, dataclass, replace
+from dataclasses import asdict
 from pathlib import Path
 from typing import Annotated, Any
 
 import typer
 
 from agon.cli.common import (
-    EdgeOpt,
     GameArg,
-    KomiOpt,
-    RulesOpt,
-    SizeOpt,
+    GameOptions,
     build_game,
     check_seconds,
     fail,
+    game_command,
     load_start,
     play_moves,
     terminate_as_interrupt,
 )
 from agon.core.errors import AgonError
-from agon.core.game import Game, Move, State, format_points, result_text
-from agon.solve.checkpoint import Work
-from agon.solve.parallel import solve_moves_in_workers
+from agon.core.game import Game, State, format_points, result_text
+from agon.core.limits import Limit
+from agon.core.results import Work
 from agon.solve.quality import QualityReport, measure_quality
+from agon.solve.session import PerfectLine, SolveRequest, run
 from agon.solve.solver import (
     Bounds,
     Search,
     Solution,
     SolveInterrupted,
-    Solver,
     json_number,
-    perfect_play,
     stderr_progress,
     warm_up_kernels,
 )
-from agon.solve.tables import ALAK_TABLE_BITS, DEFAULT_OUT, TABLE_BITS, generate_tables
+from agon.solve.tables import DEFAULT_OUT, generate_tables
+from agon.solve.tables.catalogue import table_sizes
 
 INTERRUPTED = 130  # the shell's status for a program ended by Ctrl-C
 TIMED_OUT = 124  # timeout(1)'s status for a command that ran past its limit
-MAX_LINE_PLIES = 500
-"""``--line`` gives at most this many moves (a ko fight under superko can be long)."""
 
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print one JSON object.")]
 QuietOpt = Annotated[
@@ -105,10 +99,9 @@ def solution_text(game: Game, solution: Solution) -> str:
 TableBitsOpt = Annotated[
     int | None,
     typer.Option(
-        help="Transposition table of 2**BITS buckets of two entries (default 22 for "
-        "Alternator, 16 bytes an entry, 18 up to 12 cells; for Alak, whose entries also keep "
-        "two summaries of 16·(N+33) bytes, 15 up to 7 points, 19 up to 12, 18 up to 16 and 17 "
-        "beyond).",
+        help="Transposition table of 2**BITS buckets of two entries (default: the size the "
+        "game declares for the variant, by how many positions it has and how large an entry "
+        "is; docs/solver.md).",
         show_default=False,
     ),
 ]
@@ -121,10 +114,7 @@ def _check_table_bits(table_bits: int | None) -> None:
 
 def solve(
     game_name: GameArg,
-    size: SizeOpt = None,
-    komi: KomiOpt = None,
-    rules: RulesOpt = None,
-    edge_capture: EdgeOpt = None,
+    options: GameOptions,
     position: Annotated[
         str | None,
         typer.Option("--position", help="Solve this position text.", show_default=False),
@@ -140,8 +130,9 @@ def solve(
     search: Annotated[
         Search | None,
         typer.Option(
-            help="How each MTD(f) test is searched: proof numbers and alpha-beta in turns "
-            "(default for Alak), or either alone (alpha-beta is the default for Alternator).",
+            help="How each MTD(f) test is searched: proof numbers and alpha-beta in turns, or "
+            "either alone (default: the game's choice: both in turns where its proofs follow "
+            "long forced lines, else alpha-beta).",
             show_default=False,
         ),
     ] = None,
@@ -182,11 +173,11 @@ def solve(
 ) -> None:
     """Solve a position exactly: Black's margin with perfect play, and the moves that keep it.
 
-    Alternator is solved without komi (the komi shifts every final margin alike); the result
-    under the komi is shown beside it. Progress goes to stderr during long solves; Ctrl-C stops
-    with the bounds proven so far.
+    Where the komi only shifts every final margin, a game may be solved without it (its value is
+    then the fair komi), the result under the komi shown beside it. Progress goes to stderr
+    during long solves; Ctrl-C stops with the bounds proven so far.
     """
-    game = build_game(game_name, size, komi, rules, edge_capture)
+    game = build_game(game_name, options)
     state = _start(game, position, moves)
     _check_table_bits(table_bits)
     check_seconds(max_seconds, "--max-seconds")
@@ -194,61 +185,52 @@ def solve(
         tables_file.is_dir() or not os.access(tables_file.parent, os.W_OK)
     ):
         fail(f"--tables-file {tables_file}: not a file that can be written")
-    progress = None if quiet else stderr_progress
-    solver = None
-    with ExitStack() as keeping:
-        keeping.enter_context(terminate_as_interrupt())
+    request = SolveRequest(
+        game, state, openings=openings, lines_after=("",) if line else (),
+        limit=Limit(seconds=max_seconds), table_bits=table_bits, search=search,
+        tables_file=tables_file, move_jobs=jobs,
+    )
+    with terminate_as_interrupt():
         try:
-            if jobs > 1:
-                solution = solve_moves_in_workers(
-                    game, state, jobs, table_bits, search, max_seconds, progress, tables_file
-                )
-                if not openings:
-                    solution = replace(solution, move_values=None)
-            else:
-                warm_up_kernels(type(game))  # so that the solve's seconds do not count compiling
-                solver = Solver(
-                    game, table_bits, progress=progress, max_seconds=max_seconds, search=search
-                )
-                if tables_file is not None:
-                    keeping.enter_context(_tables_kept(solver, tables_file, table_bits))
-                solution = solver.solve(state, openings)
+            if jobs == 1:
+                warm_up_kernels(game.name)  # so that the solve's seconds do not count compiling
+            report = run(request, None if quiet else stderr_progress)
         except AgonError as error:
             fail(str(error))
-        except SolveInterrupted as stop:
-            typer.echo(f"{stop} (Black's margin), after {stop.nodes:,} nodes", err=True)
-            if stop.move_bounds:
-                typer.echo(f"moves so far: {_move_bounds_text(stop.move_bounds)}", err=True)
-            if as_json:
-                stopped: dict[str, object] = {
-                    "stopped": stop.reason,
-                    # a side with no bound proven yet is null
-                    "lower": json_number(stop.lower), "upper": json_number(stop.upper),
-                    "nodes": stop.nodes, "seconds": round(stop.seconds, 3),
-                }
-                stopped.update(stop.found())
-                typer.echo(json.dumps(_with_earlier_work(stopped, stop.earlier)))
-            raise typer.Exit(_exit_status(stop)) from None
-        perfect = None
-        if line:
-            if solver is None:  # (the workers' tables are gone: the line gets a solver of its own)
-                solver = Solver(game, table_bits, progress=progress, search=search)
-            solver.max_seconds = None if max_seconds is None else max_seconds - solution.seconds
-            perfect = perfect_line(solver, state)
+    for note in report.notes:
+        typer.echo(note, err=True)
+    if report.stopped is not None:
+        stop = report.stopped
+        typer.echo(f"{stop} (Black's margin), after {stop.nodes:,} nodes", err=True)
+        if stop.move_bounds:
+            typer.echo(f"moves so far: {_move_bounds_text(stop.move_bounds)}", err=True)
         if as_json:
-            data = solution_json(game, solution)
-            if perfect is not None:
-                data["line"] = perfect.as_json(game)
-            typer.echo(json.dumps(_with_earlier_work(data, solution.earlier)))
-        else:
-            text = solution_text(game, solution)
-            if solution.earlier.runs:
-                text += f"\nbefore this run: {solution.earlier}"
-            if perfect is not None:
-                text += "\n" + perfect.text(game)
-            typer.echo(text)
-        if perfect is not None and perfect.stopped is not None:
-            raise typer.Exit(_exit_status(perfect.stopped))
+            stopped: dict[str, object] = {
+                "stopped": stop.reason,
+                # a side with no bound proven yet is null
+                "lower": json_number(stop.lower), "upper": json_number(stop.upper),
+                "nodes": stop.nodes, "seconds": round(stop.seconds, 3),
+            }
+            stopped.update(stop.found())
+            typer.echo(json.dumps(_with_earlier_work(stopped, stop.earlier)))
+        raise typer.Exit(_exit_status(stop))
+    solution = report.solution
+    assert solution is not None
+    perfect = report.lines.get("")
+    if as_json:
+        data = solution_json(game, solution)
+        if perfect is not None:
+            data["line"] = perfect.as_json(game)
+        typer.echo(json.dumps(_with_earlier_work(data, solution.earlier)))
+    else:
+        text = solution_text(game, solution)
+        if solution.earlier.runs:
+            text += f"\nbefore this run: {solution.earlier}"
+        if perfect is not None:
+            text += "\n" + _line_text(game, perfect)
+        typer.echo(text)
+    if perfect is not None and perfect.stopped is not None:
+        raise typer.Exit(_exit_status(perfect.stopped))
 
 
 def _move_bounds_text(move_bounds: dict[str, Bounds]) -> str:
@@ -274,68 +256,22 @@ def _with_earlier_work(data: dict[str, Any], earlier: Work) -> dict[str, Any]:
     return data
 
 
-@contextmanager
-def _tables_kept(solver: Solver, path: Path, table_bits: int | None) -> Iterator[None]:
-    """Start ``solver`` from the tables saved in ``path`` (if it exists), and save its tables
-    there however what follows ends (a save cut short keeps the file as it was)."""
-    solver.go_on_from(path, table_bits)
-    try:
-        yield
-    finally:
-        try:
-            solver.save_tables(path)
-        except AgonError as error:
-            typer.echo(f"the tables were not saved: {error}", err=True)
-        except KeyboardInterrupt:
-            typer.echo(f"interrupted while saving: {path} is as it was before", err=True)
-
-
 def _exit_status(stop: SolveInterrupted) -> int:
     return TIMED_OUT if stop.timed_out else INTERRUPTED
 
 
-@dataclass
-class PerfectLine:
-    """A line of perfect play from a position, and how it ended: the game over (``end``), or
-    a solve on the way out of time or interrupted (``stopped``)."""
-
-    moves: list[Move]
-    end: State
-    stopped: SolveInterrupted | None
-
-    def as_json(self, game: Game) -> dict[str, Any]:
-        data: dict[str, Any] = {"moves": [game.format_move(m) for m in self.moves]}
-        if self.end.is_over:
-            data["end"] = self.end.end_reason
-            data["margin"] = json_number(self.end.margin)
-        if self.stopped is not None:
-            data["stopped"] = self.stopped.reason
-        return data
-
-    def text(self, game: Game) -> str:
-        moves = " ".join(game.format_move(m) for m in self.moves) or "(none)"
-        if self.stopped is not None:
-            return (
-                f"a line of perfect play ({self.stopped.reason} after {len(self.moves)} moves): "
-                f"{moves}"
-            )
-        if not self.end.is_over:
-            return f"a line of perfect play (its first {len(self.moves)} moves): {moves}"
+def _line_text(game: Game, line: PerfectLine) -> str:
+    moves = " ".join(game.format_move(m) for m in line.moves) or "(none)"
+    if line.stopped is not None:
         return (
-            f"a line of perfect play: {moves}; {self.end.end_reason}, "
-            f"{result_text(self.end.margin)}"
+            f"a line of perfect play ({line.stopped.reason} after {len(line.moves)} moves): "
+            f"{moves}"
         )
-
-
-def perfect_line(solver: Solver, state: State) -> PerfectLine:
-    """The moves of perfect play from ``state`` as far as the solver gets within its time."""
-    end = state.copy()
-    moves: list[Move] = []
-    try:
-        moves.extend(perfect_play(solver, end, MAX_LINE_PLIES))  # (played on end as it goes)
-    except SolveInterrupted as stop:
-        return PerfectLine(moves, end, stop)
-    return PerfectLine(moves, end, None)
+    if not line.end.is_over:
+        return f"a line of perfect play (its first {len(line.moves)} moves): {moves}"
+    return (
+        f"a line of perfect play: {moves}; {line.end.end_reason}, {result_text(line.end.margin)}"
+    )
 
 
 def tables(
@@ -349,18 +285,16 @@ def tables(
     quality_positions: Annotated[
         int,
         typer.Option(
-            help="Also measure mcts:1s and alphabeta:1s on Alternator 4x4, Alak 7, and Alak 9 "
-            "without edge capture and under tromp-taylor rules, over this many positions each "
-            "(0: keep the saved figures)."
+            help="Also measure mcts:1s and alphabeta:1s on the variants each game names for it, "
+            "over this many positions each (0: keep the saved figures)."
         ),
     ] = 0,
     only: Annotated[
         list[str] | None,
         typer.Option(
             help="Do only the jobs (and, with --quality-positions, the measurements) whose key "
-            "matches this shell-style pattern (repeatable), e.g. 'alak-tromp-taylor-*' or "
-            "'quality-*-alak-9-*'; the others' saved results are kept. Keys are in the .json "
-            "file beside the Markdown.",
+            "matches this shell-style pattern (repeatable), e.g. 'GAME-*' or 'quality-*'; the "
+            "others' saved results are kept. Keys are in the .json file beside the Markdown.",
             show_default=False,
         ),
     ] = None,
@@ -368,8 +302,9 @@ def tables(
         int | None,
         typer.Option(
             help="Transposition table of 2**BITS buckets of two entries for every solve "
-            f"(default {TABLE_BITS} for Alternator and {ALAK_TABLE_BITS} for Alak); a result "
-            "records a size set here.",
+            "(default: "
+            + ", ".join(f"{bits} for {title}" for title, bits in table_sizes().items())
+            + "); a result records a size set here.",
             show_default=False,
         ),
     ] = None,
@@ -377,8 +312,8 @@ def tables(
         int,
         typer.Option(
             "--jobs", min=1,
-            help="Worker processes solving at once, each a different family (an Alternator "
-            "width, an Alak rule set), each with its own tables: memory grows with them.",
+            help="Worker processes solving at once, each a different family of growing "
+            "boards, each with its own tables: memory grows with them.",
         ),
     ] = 1,
     move_jobs: Annotated[
@@ -394,7 +329,7 @@ def tables(
         Path | None,
         typer.Option(
             help="Keep each job's solver tables in this folder while it is not solved "
-            "(KEY.npz, as large as its table: 5 GB for Alak 9 with 2**22 buckets), saved "
+            "(KEY.npz, as large as its table: gigabytes for the largest), saved "
             "every 30 minutes and when it stops; a job with a file there goes on from it, "
             "whatever time it had before (unless --fresh). Jobs given only a minute for "
             "bounds keep none. With --move-jobs, each move's tables are kept beside KEY.npz "
@@ -437,10 +372,7 @@ def tables(
 def quality(
     game_name: GameArg,
     agent: Annotated[str, typer.Argument(help="Agent spec, e.g. mcts:1s or alphabeta:1s.")],
-    size: SizeOpt = None,
-    komi: KomiOpt = None,
-    rules: RulesOpt = None,
-    edge_capture: EdgeOpt = None,
+    options: GameOptions,
     positions: Annotated[int, typer.Option(help="How many positions to judge.")] = 100,
     seed: Annotated[int, typer.Option(help="Random seed for sampling and the agent.")] = 1,
     max_seconds: Annotated[
@@ -458,7 +390,7 @@ def quality(
     Reports the share of positions where the agent's move is optimal (keeps the solved
     value) and the mean margin it gives away per move.
     """
-    game = build_game(game_name, size, komi, rules, edge_capture)
+    game = build_game(game_name, options)
     if positions < 1:
         fail("--positions must be at least 1")
     check_seconds(max_seconds, "--max-seconds")
@@ -497,6 +429,6 @@ def quality_text(report: QualityReport) -> str:
 
 def register(app: typer.Typer) -> None:
     """Add this module's commands to the app."""
-    app.command("solve")(solve)
+    app.command("solve")(game_command(solve))
     app.command("tables")(tables)
-    app.command("quality")(quality)
+    app.command("quality")(game_command(quality))

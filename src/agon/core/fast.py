@@ -93,6 +93,8 @@ class FastTwin:
     """The state array of a reference state (its loaded history included)."""
     position: Callable[[Array], str]
     """The reference position text of a state array."""
+    room: Callable[[Array], int]
+    """How many more plies the state array can take (a search from it goes no deeper)."""
     legal_moves: Any
     play: Any
     undo: Any
@@ -112,6 +114,9 @@ class FastTwin:
     board_points: int = 0
     """How many points the boards ``history_board`` packs have (0 where the rules never look
     back): a solver can keep a result apart from its history only where they fit (1 to 32)."""
+    cached: bool = True
+    """Whether the kernels may be compiled into Numba's on-disk cache (not those that call
+    back into Python: a cached one fails when it is loaded)."""
 
     def legal_list(self, state: Array) -> list[int]:
         """Legal moves as a Python list (convenience for tests and interfaces)."""

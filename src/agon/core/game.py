@@ -12,15 +12,14 @@ the pass action where the rules have one. Text notation is the game's concern:
 
 from __future__ import annotations
 
-import math
-import re
 from abc import ABC, abstractmethod
 from collections.abc import Iterable, Mapping
 from contextlib import suppress
 from dataclasses import dataclass
 from typing import Any, ClassVar, TypeVar
 
-from agon.core.errors import AgonError, IllegalMove, NotationError, quoted
+from agon.core.errors import IllegalMove, NotationError
+from agon.core.options import Option
 from agon.core.player import Player
 
 Move = int
@@ -40,42 +39,6 @@ class Score:
     def margin(self) -> float:
         """Black's points minus White's."""
         return self.black - self.white
-
-
-MAX_OPTION_DIGITS = 18
-"""The longest whole number an option may be written with: beyond every range here."""
-
-
-def whole_number_option(options: Mapping[str, Any], name: str, default: int) -> int:
-    """Option ``name`` as an int: an int, a whole float or a string of digits; not a bool
-    (JSON's ``true`` would pass as 1), nor 7.5 (which ``int`` would cut to 7)."""
-    value = options.get(name, default)
-    if isinstance(value, int) and not isinstance(value, bool):
-        return value
-    if isinstance(value, float) and value.is_integer():
-        return int(value)
-    if isinstance(value, str) and re.fullmatch(r"\s*[+-]?\d+\s*", value):
-        if len(value.strip()) > MAX_OPTION_DIGITS:  # and int() refuses over 4,300 digits
-            raise AgonError(f"option {name} is out of range: {quoted(value)}")
-        return int(value)
-    raise AgonError(f"option {name} must be a whole number, not {quoted(value)}")
-
-
-def number_option(options: Mapping[str, Any], name: str, default: float) -> float:
-    """Option ``name`` as a float: a number or a string that reads as one, not a bool."""
-    value = options.get(name, default)
-    try:
-        if isinstance(value, bool):
-            raise TypeError
-        return float(value)
-    except (TypeError, ValueError):
-        raise AgonError(f"option {name} must be a number, not {quoted(value)}") from None
-
-
-def check_komi(komi: float) -> None:
-    """Refuse a komi that is not a finite number (``nan`` or ``inf`` parse as floats)."""
-    if not math.isfinite(komi):
-        raise AgonError(f"komi must be a finite number, not {komi}")
 
 
 def format_points(value: float) -> str:
@@ -99,6 +62,9 @@ class Game(ABC):
     """Registry name used on the command line and in records: ``"alternator"``, ``"alak"``."""
     title: ClassVar[str]
     """Display name: ``"Alternator"``."""
+    option_specs: ClassVar[tuple[Option, ...]]
+    """The variants' options: ``from_options`` reads them, and the command line, the lobby's
+    form and the adapters' parameters are built from them."""
 
     @property
     @abstractmethod
@@ -152,6 +118,16 @@ class Game(ABC):
     @abstractmethod
     def parse_position(self, text: str) -> State:
         """Read a position text; raise :class:`PositionError` naming what is wrong."""
+
+    @abstractmethod
+    def move_places(self, move: Move) -> tuple[int, ...]:
+        """The board places a move is made of, in the order a player picks them (a pit, then
+        its root; a point): what a board shows highlighted, and what clicks make the move.
+        A pass has none."""
+
+    @abstractmethod
+    def place_name(self, place: int) -> str:
+        """A board place's name in the game's notation (``d4``, ``3``), unique on the board."""
 
     def parse_moves(self, text: str) -> list[Move]:
         """Read a space- or comma-separated list of moves."""

@@ -1,52 +1,19 @@
 """The agent interface every player program implements, and the agent registry by spec.
 
 An agent spec is ``NAME`` or ``NAME:BUDGET``: ``random``, ``greedy``, ``mcts:2s`` (seconds per
-move), ``mcts:500ms``, ``mcts:20000`` (iterations), ``alphabeta:50000`` (nodes).
+move), ``mcts:500ms``, ``mcts:20000`` (iterations), ``alphabeta:50000`` (nodes). The budget is
+the agent's limit per move where a call gives none (:class:`agon.core.limits.Limit`).
 """
 
 from __future__ import annotations
 
 import random
-import re
 from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
 
-from agon.core.errors import AgonError, quoted
+from agon.core.errors import AgonError
 from agon.core.game import Game, Move, State
-
-
-@dataclass(frozen=True)
-class Budget:
-    """How much an agent may think per move: seconds, or a count of iterations/nodes."""
-
-    seconds: float | None = None
-    count: int | None = None
-
-    @classmethod
-    def parse(cls, text: str) -> Budget:
-        match = re.fullmatch(r"\s*(\d+(?:\.\d+)?)\s*(ms|s)?\s*", text.lower())
-        if not match:
-            raise AgonError(
-                f"budget {quoted(text)} must be a time like '2s' or '500ms', "
-                "or a count like '20000'"
-            )
-        value, unit = float(match.group(1)), match.group(2)
-        if unit == "s":
-            budget = cls(seconds=value)
-        elif unit == "ms":
-            budget = cls(seconds=value / 1000)
-        else:
-            if not value.is_integer():
-                raise AgonError(f"a count budget must be a whole number, not {quoted(text)}")
-            budget = cls(count=int(value))
-        if (budget.seconds or budget.count or 0) <= 0:
-            raise AgonError(f"budget {quoted(text)} must be positive")
-        return budget
-
-    def __str__(self) -> str:
-        if self.seconds is not None:
-            return f"{self.seconds:g}s"
-        return str(self.count)
+from agon.core.limits import Limit
 
 
 @dataclass
@@ -85,11 +52,12 @@ class Agent(ABC):
         """The spec that rebuilds this agent, e.g. ``"mcts:2s"``."""
 
     @abstractmethod
-    def analyse(self, state: State) -> Analysis:
-        """Think about ``state`` (which it does not change) and report."""
+    def analyse(self, state: State, limit: Limit | None = None) -> Analysis:
+        """Think about ``state`` (which it does not change) within ``limit`` (else the agent's
+        own budget) and report."""
 
-    def choose(self, state: State) -> Move:
-        return self.analyse(state).best_move
+    def choose(self, state: State, limit: Limit | None = None) -> Move:
+        return self.analyse(state, limit).best_move
 
     def reset(self) -> None:  # noqa: B027 - most agents keep nothing between games
         """Forget everything learned in the current game (a new game starts)."""
@@ -106,7 +74,7 @@ class RandomAgent(Agent):
     def spec(self) -> str:
         return "random"
 
-    def analyse(self, state: State) -> Analysis:
+    def analyse(self, state: State, limit: Limit | None = None) -> Analysis:
         moves = state.legal_moves()
         if not moves:
             raise AgonError("the game is over: there is no move to choose")

@@ -25,13 +25,16 @@ from numba import njit
 
 from agon.core.fast import Array
 from agon.core.game import Game, Move, State
-from agon.search.agent import Analysis, Budget
+from agon.core.limits import Limit, Spending
+from agon.search.agent import Analysis
 from agon.search.base import FastAgent
 from agon.search.kernels import Kernel
 
 WIN_BONUS = 100_000.0
 EXACT_DEPTH = 1 << 30
 MAX_PLY = 512
+UNLIMITED_NODES = 1 << 62
+"""The node limit of an iteration under no limit at all."""
 HASH_MULTIPLIER = -7046029254386353131  # 0x9E3779B97F4A7C15 as a signed 64-bit integer
 
 # Transposition table: ``table[index]`` = key, history key, best move, depth * 4 + bound.
@@ -211,18 +214,18 @@ class AlphaBetaAgent(FastAgent):
     end of the game (``proven``, with ``win_rate`` exact), else the estimate at the horizon. A
     forced win or loss found before a complete search is ``proven`` too (``win_rate`` 1 or 0);
     its ``value`` is then a margin that best play achieves at least, and deeper iterations
-    (while the budget lasts) look for a bigger one.
+    (while the limit lasts) look for a bigger one.
     """
 
     name = "alphabeta"
-    default_budget = Budget(seconds=1.0)
+    default_limit = Limit(seconds=1.0)
     table_bits = 19
     """The table has 2**19 entries (20 MB)."""
     first_limit = 20_000
-    """Nodes of the first iteration under a time budget, before the speed is known."""
+    """Nodes of the first iteration under a time limit, before the speed is known."""
 
-    def __init__(self, game: Game, budget: Budget | None = None, seed: int | None = None) -> None:
-        super().__init__(game, budget, seed)
+    def __init__(self, game: Game, limit: Limit | None = None, seed: int | None = None) -> None:
+        super().__init__(game, limit, seed)
         actions = self.twin.num_actions
         self.move_lists = np.empty((MAX_PLY, actions), dtype=np.int64)
         self.scores = np.empty((MAX_PLY, actions), dtype=np.float64)
@@ -258,25 +261,26 @@ class AlphaBetaAgent(FastAgent):
         )
         return float(value), not counters[C_ABORTED]
 
-    def _node_limit(self, budget: Budget, elapsed: float) -> int:
-        """Nodes the next iteration may visit: what is left of a count, or what the time left
+    def _node_limit(self, spending: Spending) -> int:
+        """Nodes the next iteration may visit: what is left of a count, and what the time left
         allows at the speed measured so far (a guess before anything is measured)."""
         nodes = int(self.counters[C_NODES])
-        if budget.count is not None:
-            return budget.count - nodes
-        assert budget.seconds is not None
-        left = budget.seconds - elapsed
-        if left <= 0:
-            return 0
-        if nodes < self.first_limit or elapsed <= 0:
-            return self.first_limit
-        return max(1000, int(nodes / elapsed * left))
+        allowed = [] if spending.limit.count is None else [spending.limit.count - nodes]
+        left = spending.seconds_left()
+        if left is not None:
+            elapsed = spending.elapsed
+            if left <= 0:
+                return 0
+            if nodes < self.first_limit or elapsed <= 0:
+                allowed.append(self.first_limit)
+            else:
+                allowed.append(max(1000, int(nodes / elapsed * left)))
+        return min(allowed, default=UNLIMITED_NODES)
 
-    def analyse(self, state: State) -> Analysis:
+    def analyse(self, state: State, limit: Limit | None = None) -> Analysis:
         start = time.perf_counter()
+        spending = self.limit_of(limit).start()
         root = self.root(state)
-        budget = self.budget
-        assert budget is not None
         self.counters[C_NODES] = 0
         self.killers[:] = -1
         self.history *= 0.5  # old cut-offs still hint, less
@@ -285,20 +289,19 @@ class AlphaBetaAgent(FastAgent):
         value, complete = 0.0, False
         depth = 1
         while depth < MAX_PLY and not complete:
-            limit = self._node_limit(budget, time.perf_counter() - start)
-            if limit <= 0:
+            nodes = self._node_limit(spending)
+            if nodes <= 0:
                 break
-            iteration_value, finished = self._search(root, depth, limit)
+            iteration_value, finished = self._search(root, depth, nodes)
             if self.counters[C_ROOT_MOVE] >= 0:  # better than every move searched before it
                 best_move = int(self.counters[C_ROOT_MOVE])
                 value = iteration_value if finished else float(self.reals[R_ROOT_VALUE])
             if finished:
                 complete = self.counters[C_HORIZON] == 0
                 depth += 1
-            elif budget.count is not None:
-                break
-            # Else the clock's guess of the node limit was short: search this depth again
-            # (the table keeps what was found) with what time is left.
+            # Else the node limit ran out: a count is spent (the next limit is 0), or the
+            # clock's guess was short: search this depth again (the table keeps what was
+            # found) with what time is left.
         if best_move is None:  # not even one move searched: take the ordering's favourite
             best_move = int(self.move_lists[0, 0])
         margin, forced = decode(value)

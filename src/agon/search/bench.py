@@ -11,36 +11,39 @@ from __future__ import annotations
 
 import random
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any
 
 import numpy as np
 
 from agon.core.fast import Array, FastTwin
 from agon.core.game import Game, State
-from agon.games import make_game
-from agon.search.agent import Budget
+from agon.core.limits import Chunks, Limit
+from agon.games import make_game, plugins
 from agon.search.alphabeta import AlphaBetaAgent
 from agon.search.kernels import random_playouts
 from agon.search.mcts import MctsAgent
 from agon.search.twins import kernels_for, pass_action, twin_for
 
-BENCH_VARIANTS: dict[str, tuple[str, dict[str, Any]]] = {
-    "alternator-8x8": ("alternator", {}),
-    "alak-11-baljeu": ("alak", {}),
-    "alak-11-traditional": ("alak", {"rules": "traditional"}),
-    "alak-11-tromp-taylor": ("alak", {"rules": "tromp-taylor"}),
-}
 
-VERIFY_VARIANTS: dict[str, tuple[str, dict[str, Any]]] = {
-    **BENCH_VARIANTS,
-    "alternator-3x3": ("alternator", {"size": "3x3"}),
-    "alternator-5x4-komi-0": ("alternator", {"size": "5x4", "komi": 0}),
-    "alternator-1x7": ("alternator", {"size": "1x7"}),
-    "alak-7-baljeu-noedge": ("alak", {"size": 7, "edge_capture": False}),
-    "alak-6-traditional": ("alak", {"size": 6, "rules": "traditional"}),
-    "alak-5-tromp-taylor-komi-1": ("alak", {"size": 5, "rules": "tromp-taylor", "komi": 1}),
-}
+def bench_variants() -> dict[str, tuple[str, Mapping[str, Any]]]:
+    """The variants ``bench`` measures by default, as the games declare them: label →
+    (game, options)."""
+    return {
+        label: (name, options)
+        for name, found in plugins().items() for label, options in found.benchmarks
+    }
+
+
+def verify_variants() -> dict[str, tuple[str, Mapping[str, Any]]]:
+    """The variants ``verify`` checks the fast twins on: the benchmarks' and the more the
+    games declare."""
+    checked = {
+        label: (name, options)
+        for name, found in plugins().items() for label, options in found.checks
+    }
+    return {**bench_variants(), **checked}
+
 
 MEASURES = (
     "reference_playouts_per_s",
@@ -50,8 +53,8 @@ MEASURES = (
 )
 
 
-def variant(name: str) -> Game:
-    game_name, options = VERIFY_VARIANTS[name]
+def variant(label: str) -> Game:
+    game_name, options = verify_variants()[label]
     return make_game(game_name, options)
 
 
@@ -73,22 +76,37 @@ def reference_playout(state: State, rng: random.Random) -> int:
     return plies
 
 
-def _rate(run: Callable[[int], None], seconds: float, first: int = 1) -> float:
-    """Units per second of ``run(n)`` (do n units), run in growing batches for ``seconds``."""
-    start = time.perf_counter()
-    done, batch = 0, first
-    while True:
-        run(batch)
-        done += batch
-        elapsed = time.perf_counter() - start
-        if elapsed >= seconds:
-            return done / elapsed
-        batch = max(1, min(4 * batch, int(done / elapsed * (seconds - elapsed) / 4) or 1))
+def _rate(run: Callable[[int], None], seconds: float) -> float:
+    """Units per second of ``run(n)`` (do n units), run in growing batches for ``seconds``
+    (batches of about a quarter of that, so that the last one overshoots little)."""
+
+    def step(count: int) -> tuple[int, bool]:
+        run(count)
+        return count, False
+
+    spending = Limit(seconds=seconds).start()
+    done, _ = Chunks(1, seconds / 4, growth=4).run(step, spending)
+    return done / spending.elapsed
+
+
+def _fast_playouts(game: Game) -> Callable[[int], None]:
+    """Plays ``n`` random games on the game's fast twin."""
+    twin = twin_for(game)
+    kernels, state = kernels_for(twin), twin.new_state()
+    moves = np.empty(twin.num_actions, dtype=np.int64)
+
+    def fast(count: int) -> None:
+        random_playouts(
+            kernels.legal_moves, kernels.play, kernels.undo, kernels.end_code,
+            kernels.margin, kernels.evaluate, kernels.move_order, twin.params, state, moves,
+            pass_action(game), count, PLAYOUT_PLIES,
+        )
+
+    return fast
 
 
 def measure(game: Game, name: str, seconds: float) -> float:
     """One of :data:`MEASURES` for ``game``, over about ``seconds``."""
-    twin = twin_for(game)
     if name == "reference_playouts_per_s":
         rng = random.Random(0)
 
@@ -98,19 +116,9 @@ def measure(game: Game, name: str, seconds: float) -> float:
 
         return _rate(reference, seconds)
     if name == "fast_playouts_per_s":
-        kernels, state = kernels_for(twin), twin.new_state()
-        moves = np.empty(twin.num_actions, dtype=np.int64)
-
-        def fast(count: int) -> None:
-            random_playouts(
-                kernels.legal_moves, kernels.play, kernels.undo, kernels.end_code,
-                kernels.margin, kernels.evaluate, kernels.move_order, twin.params, state, moves,
-                pass_action(game), count, PLAYOUT_PLIES,
-            )
-
-        return _rate(fast, seconds)
+        return _rate(_fast_playouts(game), seconds)
     agent_class = MctsAgent if name == "mcts_iterations_per_s" else AlphaBetaAgent
-    analysis = agent_class(game, Budget(seconds=seconds), seed=0).analyse(game.new_state())
+    analysis = agent_class(game, seed=0).analyse(game.new_state(), Limit(seconds=seconds))
     return analysis.speed
 
 
@@ -119,7 +127,7 @@ def warm_up(names: list[str]) -> float:
     start = time.perf_counter()
     for name in names:
         game = variant(name)
-        measure(game, "fast_playouts_per_s", 0.0)
+        _fast_playouts(game)(1)
         MctsAgent(game).warmed_up()
         AlphaBetaAgent(game).warmed_up()
     return time.perf_counter() - start

@@ -8,7 +8,8 @@ import time
 import numpy as np
 
 from agon.core.game import Game, State
-from agon.search.agent import Analysis, Budget
+from agon.core.limits import Limit
+from agon.search.agent import Analysis
 from agon.search.base import FastAgent
 from agon.search.kernels import score_moves
 
@@ -18,13 +19,13 @@ class GreedyAgent(FastAgent):
     ties go to the better ``evaluate``, then to a placement over a pass, then to chance.
 
     ``Analysis.value`` is the mover's margin right after the chosen move; ``proven`` when that
-    move ends the game with a win. It has no budget: one ply costs next to nothing.
+    move ends the game with a win. It takes no limit: one ply costs next to nothing.
     """
 
     name = "greedy"
 
-    def __init__(self, game: Game, budget: Budget | None = None, seed: int | None = None) -> None:
-        super().__init__(game, budget, seed)
+    def __init__(self, game: Game, limit: Limit | None = None, seed: int | None = None) -> None:
+        super().__init__(game, limit, seed)
         self.margins = np.empty(self.twin.num_actions, dtype=np.float64)
         self.estimates = np.empty(self.twin.num_actions, dtype=np.float64)
         self.rng = random.Random(seed)
@@ -37,7 +38,7 @@ class GreedyAgent(FastAgent):
         super().reset()
         self.rng = random.Random(self.seed)
 
-    def analyse(self, state: State) -> Analysis:
+    def analyse(self, state: State, limit: Limit | None = None) -> Analysis:
         start = time.perf_counter()
         root = self.root(state)
         kernels, twin = self.kernels, self.twin

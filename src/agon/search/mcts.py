@@ -26,8 +26,9 @@ from numba import njit
 
 from agon.core.fast import Array
 from agon.core.game import Game, Move, State
-from agon.search.agent import Analysis, Budget
-from agon.search.base import FastAgent, spend
+from agon.core.limits import Limit
+from agon.search.agent import Analysis
+from agon.search.base import FastAgent
 from agon.search.kernels import Kernel, playout, undo_plies
 
 # Rows of the tree's arrays.
@@ -314,7 +315,7 @@ class MctsAgent(FastAgent):
     """
 
     name = "mcts"
-    default_budget = Budget(seconds=1.0)
+    default_limit = Limit(seconds=1.0)
     informed = False
     exploration = 0.7
     margin_weight = 0.05
@@ -330,8 +331,8 @@ class MctsAgent(FastAgent):
     max_capacity = 1 << 21
     """At most this many nodes (about 80 MB); a full tree goes on with playouts from its leaves."""
 
-    def __init__(self, game: Game, budget: Budget | None = None, seed: int | None = None) -> None:
-        super().__init__(game, budget, seed)
+    def __init__(self, game: Game, limit: Limit | None = None, seed: int | None = None) -> None:
+        super().__init__(game, limit, seed)
         self.path = np.empty(MAX_TREE_DEPTH, dtype=np.int64)
         self.order_scores = np.empty(self.twin.num_actions, dtype=np.float64)
         self.tree = Tree.empty(self.initial_capacity)
@@ -392,12 +393,12 @@ class MctsAgent(FastAgent):
                 self.tree = tree.subtree(0, min(2 * tree.capacity, self.max_capacity))
         return done, False
 
-    def analyse(self, state: State) -> Analysis:
+    def analyse(self, state: State, limit: Limit | None = None) -> Analysis:
         start = time.perf_counter()
+        spending = self.limit_of(limit).start()
         root = self.root(state)
         self._reuse_tree(state, root)
-        assert self.budget is not None
-        work = spend(self.budget, lambda count: self._iterate(root, count), first_chunk=64)
+        work, _ = self.chunks(64).run(lambda count: self._iterate(root, count), spending)
         return self._report(work, time.perf_counter() - start)
 
     def _best_child(self, node: int) -> int:

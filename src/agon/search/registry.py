@@ -6,21 +6,22 @@ from collections.abc import Callable
 
 from agon.core.errors import AgonError, quoted
 from agon.core.game import Game
-from agon.search.agent import Agent, Budget, RandomAgent
+from agon.core.limits import Limit
+from agon.search.agent import Agent, RandomAgent
 from agon.search.alphabeta import AlphaBetaAgent
 from agon.search.base import FastAgent
 from agon.search.greedy import GreedyAgent
 from agon.search.mcts import InformedMctsAgent, MctsAgent
 
-AgentFactory = Callable[[Game, Budget | None, int | None], Agent]
+AgentFactory = Callable[[Game, Limit | None, int | None], Agent]
 
 
 def _fast(agent_class: type[FastAgent]) -> AgentFactory:
-    return lambda game, budget, seed: agent_class(game, budget, seed).warmed_up()
+    return lambda game, limit, seed: agent_class(game, limit, seed).warmed_up()
 
 
 AGENTS: dict[str, AgentFactory] = {
-    "random": lambda game, budget, seed: RandomAgent(game, seed),
+    "random": lambda game, limit, seed: RandomAgent(game, seed),
     "greedy": _fast(GreedyAgent),
     "mcts": _fast(MctsAgent),
     "mcts-informed": _fast(InformedMctsAgent),
@@ -33,5 +34,5 @@ def make_agent(spec: str, game: Game, seed: int | None = None) -> Agent:
     name, _, budget_text = spec.strip().lower().partition(":")
     if name not in AGENTS:
         raise AgonError(f"unknown agent {quoted(spec)}: choose one of {', '.join(AGENTS)}")
-    budget = Budget.parse(budget_text) if budget_text else None
-    return AGENTS[name](game, budget, seed)
+    limit = Limit.parse(budget_text) if budget_text else None
+    return AGENTS[name](game, limit, seed)

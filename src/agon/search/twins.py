@@ -18,13 +18,10 @@ from typing import Any, NamedTuple
 from numba import cfunc, types
 from numba.core.errors import NumbaExperimentalFeatureWarning
 
-from agon.core.errors import AgonError
 from agon.core.fast import FastTwin
 from agon.core.game import Game
-from agon.games.alak import Alak
-from agon.games.alak import fast as alak_fast
-from agon.games.alternator import Alternator
-from agon.games.alternator import fast as alternator_fast
+from agon.games import plugin_of
+from agon.search.reference import reference_twin
 
 # Numba still calls first-class function arguments experimental; they are what lets one cached
 # search serve every game, and the tests check every search against the reference rules
@@ -80,32 +77,34 @@ HISTORY_SIGNATURES = HistoryKernels(
 )
 
 
+@functools.cache
 def twin_for(game: Game) -> FastTwin:
-    """The fast twin of a variant (each game's ``fast_twin`` builds it once per variant)."""
-    if isinstance(game, Alternator):
-        return alternator_fast.fast_twin(game)
-    if isinstance(game, Alak):
-        return alak_fast.fast_twin(game)
-    raise AgonError(f"{game.description} has no fast twin, so the search agents cannot play it")
+    """The fast twin of a variant: its game's own (built once per variant), or, for a game
+    that has none, the twin over its reference rules (:mod:`agon.search.reference`)."""
+    plugin = plugin_of(game)
+    if plugin.fast_twin is None:
+        return reference_twin(game, plugin)
+    return plugin.fast_twin(game)
 
 
 def kernels_for(twin: FastTwin) -> TwinKernels:
     """The twin's kernels as C callbacks (built once per game: every variant shares them)."""
-    return TwinKernels(*_compile(SIGNATURES, *(getattr(twin, n) for n in TwinKernels._fields)))
+    kernels = (getattr(twin, name) for name in TwinKernels._fields)
+    return TwinKernels(*_compile(SIGNATURES, twin.cached, *kernels))
 
 
 def history_kernels_for(twin: FastTwin) -> HistoryKernels:
     """The twin's history kernels as C callbacks."""
-    names = HistoryKernels._fields
-    return HistoryKernels(*_compile(HISTORY_SIGNATURES, *(getattr(twin, n) for n in names)))
+    kernels = (getattr(twin, name) for name in HistoryKernels._fields)
+    return HistoryKernels(*_compile(HISTORY_SIGNATURES, twin.cached, *kernels))
 
 
 @functools.cache
-def _compile(signatures: tuple[Any, ...], *dispatchers: Any) -> tuple[Any, ...]:
+def _compile(signatures: tuple[Any, ...], cached: bool, *dispatchers: Any) -> tuple[Any, ...]:
     """C callbacks of the dispatchers' Python functions (built once per game: every variant
-    shares them)."""
+    shares them), in Numba's on-disk cache where ``cached``."""
     return tuple(
-        cfunc(signature, cache=True)(dispatcher.py_func)
+        cfunc(signature, cache=cached)(dispatcher.py_func)
         for signature, dispatcher in zip(signatures, dispatchers, strict=True)
     )
 

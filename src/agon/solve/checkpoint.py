@@ -27,23 +27,11 @@ from agon.core.compiled import imported_fingerprint
 from agon.core.errors import AgonError
 from agon.core.fast import Array
 from agon.core.files import replace_file_with
+from agon.core.results import Work
 
 FORMAT = "agon-solver-tables/1"
 TABLE_NAMES = ("table", "summaries", "numbers", "cutoffs")
 """The arrays a file holds (the solver's attributes of those names)."""
-
-
-@dataclass(frozen=True)
-class Work:
-    """The search that went into a solver's tables, over all its runs."""
-
-    nodes: int = 0
-    seconds: float = 0.0
-    runs: int = 0
-
-    def __str__(self) -> str:
-        runs = f"{self.runs} run{'s' if self.runs != 1 else ''}"
-        return f"{self.nodes:,} nodes, {self.seconds:,.0f} s over {runs}"
 
 
 @dataclass(frozen=True)

@@ -1,4 +1,5 @@
-"""Every move of a position solved at once in worker processes (``agon solve --jobs N``).
+"""Every move of a position solved at once in worker processes (``agon solve --jobs N``,
+``agon tables --move-jobs N``).
 
 Each worker solves the position after one move with a solver of its own (its own tables), so
 the moves share no results: the work is more than one solver's, but spread over cores. Of
@@ -15,11 +16,13 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Iterable
+from dataclasses import replace
 from pathlib import Path
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
-from agon.core.game import Game, Move, State
+from agon.core.game import Move, State
 from agon.core.player import Player
+from agon.core.results import Work
 from agon.core.workers import (
     WorkerResults,
     stop_and_wait,
@@ -27,19 +30,21 @@ from agon.core.workers import (
     stop_signal,
     worker_pool,
 )
-from agon.games.alternator import Alternator
-from agon.solve.checkpoint import Work
 from agon.solve.solver import (
     NO_BOUNDS,
     Progress,
     ProvenValue,
-    Search,
     Solution,
     SolveInterrupted,
     Solver,
     labelled_progress,
     warm_up_kernels,
 )
+
+if TYPE_CHECKING:
+    from agon.solve.session import SolveReport, SolveRequest
+
+    SolveOne = Callable[[SolveRequest, Progress | None], SolveReport]
 
 
 class MoveResult(NamedTuple):
@@ -54,33 +59,25 @@ class MoveResult(NamedTuple):
     """The work of the earlier runs its solver went on from (with a tables file)."""
 
 
-def solve_moves_in_workers(
-    game: Game,
-    state: State,
-    workers: int,
-    table_bits: int | None = None,
-    search: Search | None = None,
-    max_seconds: float | None = None,
-    progress: Progress | None = None,
-    tables_file: Path | None = None,
-    resume: bool = True,
-    default_bits: int | None = None,
+def solve_moves_apart(
+    request: SolveRequest, solve_one: SolveOne, progress: Progress | None = None
 ) -> Solution:
-    """The value, best moves and every move's value of ``state``, each move solved in one of
-    ``workers`` processes; :class:`SolveInterrupted` (with the bounds the moves proved) when
-    the time runs out or Ctrl-C stops it. With ``tables_file``, each move's solver keeps its
-    tables in :func:`move_tables_file` of it, going on from that file where it exists (unless
-    not ``resume``: then it starts afresh and replaces it). A solver's table has 2**table_bits
-    buckets, or where that is None, ``default_bits`` (or the solver's default) or, going on
-    from a file, the file's size (which must be ``table_bits`` where that is given)."""
+    """The value, best moves and every move's value of the request's position, each move
+    solved by ``solve_one`` (a session of its own: :func:`agon.solve.session.solve_here`) in
+    one of ``request.move_jobs`` processes, within the request's limit;
+    :class:`SolveInterrupted` (with the bounds the moves proved) when the time runs out or
+    Ctrl-C stops it. With a tables file, each move's solver keeps its tables in
+    :func:`move_tables_file` of it."""
+    game, state = request.game, request.position()
     moves = state.legal_moves()
     if not moves:  # the game is over: nothing to spread
-        solver = Solver(game, table_bits, progress=progress, search=search)
-        return solver.solve(state, openings=True)
+        report = solve_one(replace(request, move_jobs=1, openings=True), progress)
+        assert report.solution is not None
+        return report.solution
     # one move of each class of symmetric moves is solved; the others are worth the same
-    classes = Solver(game, 10).symmetric_moves(state)
+    finder = Solver(game, 10)
+    classes = finder.symmetric_moves(state)
     started = time.monotonic()
-    deadline = None if max_seconds is None else started + max_seconds
     results: list[MoveResult] = []
 
     def collect(solving: WorkerResults[Move, MoveResult]) -> None:
@@ -94,26 +91,27 @@ def solve_moves_in_workers(
 
     stop = stop_signal()
     try:
-        with worker_pool(min(workers, len(classes)), warm_up_kernels, stop) as pool:
+        with worker_pool(min(request.move_jobs, len(classes)), warm_up_kernels, stop) as pool:
             solving: WorkerResults[Move, MoveResult] = WorkerResults(pool)
             for move in classes:
-                label = None if progress is None else labelled_progress(
-                    progress, f"after {game.format_move(move)}"
+                name = game.format_move(move)
+                label = None if progress is None else labelled_progress(progress, f"after {name}")
+                child = state.copy()
+                child.play(move)
+                tables = request.tables_file
+                alone = replace(
+                    request, state=child, openings=False, value_first=False, lines_after=(),
+                    lines_only=False, move_jobs=1, keep_solved_tables=True,
+                    tables_file=None if tables is None else move_tables_file(tables, name),
                 )
-                tables = None if tables_file is None else move_tables_file(
-                    tables_file, game.format_move(move)
-                )
-                solving.submit(
-                    move, _solve_move, game, state, move, (table_bits, default_bits), search,
-                    deadline, label, tables, resume,
-                )
+                solving.submit(move, _solve_move, solve_one, alone, move, label)
             try:
                 collect(solving)
             except KeyboardInterrupt:
                 # each worker stops at the end of its chunk, with its bounds (and its tables
                 # saved)
                 if progress is not None:
-                    saving = " and saves its tables" if tables_file else ""
+                    saving = " and saves its tables" if request.tables_file else ""
                     progress(f"stopping: each move's solve ends its chunk{saving} …")
                 stop_and_wait(stop, lambda: collect(solving))
                 raise
@@ -129,7 +127,7 @@ def solve_moves_in_workers(
         move_values={move: values[move] for move in moves},
         nodes=sum(result.nodes for result in results),
         seconds=time.monotonic() - started,
-        komi=game.komi if isinstance(game, Alternator) else None,
+        komi=finder.reported_komi,
         earlier=_earlier_work(results),
     )
 
@@ -147,35 +145,20 @@ def kept_move_tables(tables_file: Path) -> list[Path]:
 
 
 def _solve_move(
-    game: Game, state: State, move: Move, bits: tuple[int | None, int | None],
-    search: Search | None,
-    deadline: float | None, progress: Progress | None, tables: Path | None, resume: bool,
+    solve_one: SolveOne, request: SolveRequest, move: Move, progress: Progress | None
 ) -> MoveResult:
-    """One move's solve, in a worker: solved, or its bounds when the deadline passed or the
-    parent asked it to stop; with ``tables``, going on from that file (with ``resume``) and
-    saving to it."""
-    started = time.monotonic()
-    child = state.copy()
-    child.play(move)
-    max_seconds = None if deadline is None else deadline - started
-    if (max_seconds is not None and max_seconds <= 0) or stop_asked():
+    """One move's solve, in a worker: solved, or its bounds when the limit ran out or the
+    parent asked it to stop."""
+    if request.limit.start().out_of_time() or stop_asked():
         return MoveResult(move, float("-inf"), float("inf"), 0, 0.0)
-    table_bits, default_bits = bits
-    solver = Solver(
-        game, table_bits or default_bits, progress=progress, max_seconds=max_seconds,
-        search=search,
-    )
-    if tables is not None:
-        solver.go_on_from(tables, table_bits, resume)
-    try:
-        solution = solver.solve(child)
-    except SolveInterrupted as stop:
-        return MoveResult(move, stop.lower, stop.upper, stop.nodes, stop.seconds, solver.earlier)
-    finally:
-        if tables is not None:
-            solver.keep_tables(tables)
+    report = solve_one(request, progress)
+    if report.stopped is not None:
+        stop = report.stopped
+        return MoveResult(move, stop.lower, stop.upper, stop.nodes, stop.seconds, report.earlier)
+    assert report.solution is not None
+    value = report.solution.value
     return MoveResult(
-        move, solution.value, solution.value, solution.nodes, solution.seconds, solver.earlier
+        move, value, value, report.solution.nodes, report.solution.seconds, report.earlier
     )
 
 

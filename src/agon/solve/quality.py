@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from agon.core.game import Game, Move, State
+from agon.core.limits import Limit
 from agon.core.player import Player
 from agon.search.agent import Agent, RandomAgent
 from agon.search.registry import make_agent
@@ -84,12 +85,13 @@ def _game_positions(game: Game, agent: Agent) -> list[tuple[State, Move]]:
     return decisions
 
 
-def _loss(solver: Solver, state: State, move: Move) -> float:
-    """The margin the mover gives away by playing ``move`` (0 for an optimal move)."""
+def _loss(solver: Solver, state: State, move: Move, limit: Limit | None = None) -> float:
+    """The margin the mover gives away by playing ``move`` (0 for an optimal move), each
+    solve within ``limit``."""
     after = state.copy()
     after.play(move)
     view = -1.0 if state.to_move is Player.WHITE else 1.0
-    return view * (solver.margin(state) - solver.margin(after)) + 0.0  # no -0.0
+    return view * (solver.margin(state, limit) - solver.margin(after, limit)) + 0.0  # no -0.0
 
 
 def measure_quality(
@@ -104,7 +106,8 @@ def measure_quality(
     out those whose solves take more than ``max_seconds`` each (Ctrl-C still stops it all)."""
     rng = random.Random(seed)
     agent = make_agent(agent_spec, game, seed)
-    solver = Solver(game, max_seconds=max_seconds)
+    solver = Solver(game)
+    limit = Limit(seconds=max_seconds)
     wanted_random = positions - positions // 2
     sampled: list[tuple[State, Move | None]] = []
     walker = RandomAgent(game, rng.randrange(2**31))
@@ -129,7 +132,7 @@ def measure_quality(
     optimal, total_loss, unsettled = 0, 0.0, 0
     if progress is not None:
         progress(f"solving {len(sampled)} positions …")
-    warm_up_kernels(type(game))  # so that compiling does not count against --max-seconds
+    warm_up_kernels(game.name)  # so that compiling does not count against --max-seconds
     for index, (state, played) in enumerate(sampled, start=1):
         if played is None:
             started = time.monotonic()
@@ -139,7 +142,7 @@ def measure_quality(
         if progress is not None:  # the solver's own reports, during long solves
             solver.progress = labelled_progress(progress, f"position {index}/{len(sampled)}")
         try:
-            loss = _loss(solver, state, played)
+            loss = _loss(solver, state, played, limit)
         except SolveInterrupted as stop:
             if not stop.timed_out:
                 raise

@@ -19,7 +19,7 @@ import math
 import sys
 import time
 from collections.abc import Callable, Generator, Iterator
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from enum import StrEnum
 from pathlib import Path
 from typing import Any
@@ -31,24 +31,23 @@ from numba import cfunc, types
 from agon.core.errors import AgonError
 from agon.core.fast import Array, FastTwin
 from agon.core.game import Game, Move, State
+from agon.core.limits import NO_LIMIT, Chunks, Limit, Stop
 from agon.core.player import Player
+from agon.core.plugin import KomiRule, Solving
+from agon.core.results import Work
+from agon.core.symmetry import Symmetries, identity
 from agon.core.workers import stop_asked
-from agon.games.alak import Alak
-from agon.games.alak import fast as alak_fast
-from agon.games.alak.rules import AlakRules
-from agon.games.alternator import Alternator
+from agon.games import plugin, plugin_of, plugins
 from agon.search.twins import history_kernels_for, kernels_for, twin_for
 from agon.solve import kernels as K
 from agon.solve import proof_numbers as P
 from agon.solve.checkpoint import (
     TABLE_NAMES,
     TablesHeader,
-    Work,
     kernels_fingerprint,
     load_tables,
     save_tables,
 )
-from agon.solve.symmetry import Symmetries, symmetries_for
 
 Progress = Callable[[str], None]
 """Where a long solve reports how it goes (a line at a time)."""
@@ -61,7 +60,13 @@ NO_BOUNDS: Bounds = (float("-inf"), float("inf"))
 """Nothing proven."""
 
 MAX_CHUNK_FACTOR = 10
-"""A chunk of search runs at most this many times ``chunk_seconds``."""
+"""A chunk of search runs at most this many times ``chunk_seconds`` (Ctrl-C and time limits
+wait for a chunk's end)."""
+CHUNK_CREEP = 1.02
+"""Each chunk that ran whole makes the next at least this much larger, so that a probe whose
+restarts cost more than a chunk still finishes (a restart finds its finished subtrees in the
+table, its unknown ones in the hints, or its proof numbers in theirs)."""
+MIN_CHUNK = 10_000
 HINT_BITS = 20
 """Entries of the table of unknown results (16 bytes each)."""
 FIRST_DEPTH, DEPTH_STEP = 8, 2
@@ -94,26 +99,25 @@ CHECKPOINT_SECONDS = 1800.0
 _Buffers = tuple[Array, npt.NDArray[np.float64], Array, Array, Array, Array]
 
 
+UNDECLARED = Solving[Game](table_bits=lambda game: 18)
+"""What the solver assumes of a game that declares nothing for it: no symmetry, no bound on
+its margins, alpha-beta alone."""
+
+
+def solving_facts(game: Game) -> Solving[Any]:
+    """What the variant's game declares for the solver."""
+    return plugin_of(game).solving or UNDECLARED
+
+
 def default_table_bits(game: Game) -> int:
-    """For Alternator, 2**22 buckets of two entries, 16 bytes each (128 MiB), and 2**18 up to
-    12 cells; for Alak, whose entries also keep two summaries of 16·(N+33) bytes, 2**19 up to
-    12 points (1.4 GiB on 12), 2**18 up to 16 (0.8 GiB on 16), 2**17 beyond, and 2**15 up to
-    7 points. Small boards get small tables because a table is zeroed page by page as a
-    search first touches it, which cost a solve of 3×3 Alternator 0.4 s (1,670 nodes) and of
-    Alak 7 up to 2.6 s (3,450 nodes) with the large ones (docs/solver.md, *Limits*)."""
-    if is_small_board(game):
-        return 15 if isinstance(game, Alak) else 18
-    if isinstance(game, Alak):
-        return 19 if game.size <= 12 else 18 if game.size <= 16 else 17
-    return 22
+    """The transposition table's size its game declares (2**bits buckets)."""
+    return solving_facts(game).table_bits(game)
 
 
 def is_small_board(game: Game) -> bool:
-    """Alak up to 7 points, Alternator up to 12 cells: solved in at most a few hundred
-    thousand nodes, so small tables do (:func:`default_table_bits`, :data:`NUMBERS_BITS`)."""
-    if isinstance(game, Alak):
-        return game.size <= 7
-    return isinstance(game, Alternator) and game.cells <= 12
+    """Whether the variant is solved in at most a few hundred thousand nodes, so that small
+    tables do (:func:`default_table_bits`, :data:`NUMBERS_BITS`)."""
+    return solving_facts(game).small(game)
 
 
 class Search(StrEnum):
@@ -129,12 +133,21 @@ class Search(StrEnum):
 
 
 def default_search(game: Game) -> Search:
-    """Both searches in turns for Alak, whose proofs follow long lines of captures that a
-    depth-limited search reaches only after many iterations, but where some positions still
-    suit alpha-beta better; alpha-beta alone for Alternator, whose games are short and whose
-    proof-number nodes, each valuing every child, cost more than they save (docs/solver.md
-    has the measurements)."""
-    return Search.BOTH if isinstance(game, Alak) else Search.ALPHA_BETA
+    """Both searches in turns where the game says its proofs follow long forced lines (a
+    depth-limited search reaches them only after many iterations, while some positions still
+    suit alpha-beta better); else alpha-beta alone, whose nodes cost less than proof-number
+    nodes, each of which values every child (docs/solver.md has the measurements)."""
+    return Search.BOTH if solving_facts(game).proof_numbers(game) else Search.ALPHA_BETA
+
+
+@functools.cache
+def symmetries_for(game: Game, enabled: bool = True) -> Symmetries:
+    """The symmetries the solver uses for ``game`` (only the identity when not ``enabled``,
+    or where the game declares none)."""
+    declared = solving_facts(game).symmetries
+    if enabled and declared is not None:
+        return declared(game)
+    return identity(game.num_actions)
 
 
 @dataclass
@@ -278,39 +291,25 @@ class _MoveChecks:
     """Each move's bounds proven so far: units, from the view of the side to move after it."""
 
 
-@dataclass
-class _Progress:
-    started: float = field(default_factory=time.monotonic)
-    last_report: float = 0.0
-
-
 def solving_variant(game: Game) -> tuple[Game, float]:
-    """The variant the solver searches, and what to subtract from its values to report them.
-
-    Where the komi only shifts every final margin (Alternator, tromp-taylor) the search runs
-    without it; Alternator reports that komi-free value, tromp-taylor subtracts the komi.
-    Traditional Alak keeps its komi, since a draw by repetition is worth 0 whatever the komi.
-    """
-    if isinstance(game, Alternator):
-        return replace(game, komi_points=0.0), 0.0
-    if isinstance(game, Alak):
-        if game.rules is AlakRules.TROMP_TAYLOR:
-            return replace(game, komi_points=0.0), game.komi
+    """The variant the solver searches, and what to subtract from its values to report them:
+    where the komi only shifts every final margin (:class:`KomiRule`) the search leaves it
+    out; the game says whether the value then subtracts it or is given without it."""
+    facts = solving_facts(game)
+    rule = facts.komi_rule(game)
+    if rule is KomiRule.SEARCHED:
         if not float(2 * game.komi).is_integer():
-            raise AgonError("solving traditional Alak needs a komi that is a multiple of 0.5")
+            raise AgonError(f"solving {game.description} needs a komi that is a multiple of 0.5")
         return game, 0.0
-    raise AgonError(f"the solver does not know {game.description}")
+    assert facts.without_komi is not None, f"{game.title} declares no variant without komi"
+    return facts.without_komi(game), game.komi if rule is KomiRule.SUBTRACTED else 0.0
 
 
 def largest_margin(game: Game) -> int:
     """A bound on |margin| at the end of any game of the variant solved (komi 0 where the
-    komi only shifts margins): every point or cell counted once; traditional prisoners make
-    Alak's margin unbounded there."""
-    if isinstance(game, Alternator):
-        return game.cells
-    if isinstance(game, Alak) and game.rules is not AlakRules.TRADITIONAL:
-        return game.size
-    return K.INFINITY
+    komi only shifts margins), where its game knows one."""
+    bound = solving_facts(game).largest_margin(game)
+    return K.INFINITY if bound is None else bound
 
 
 def keeps_results_apart_from_history(twin: FastTwin) -> bool:
@@ -339,13 +338,6 @@ def refines_proof_numbers(twin: FastTwin) -> bool:
     return twin.game.pass_move is not None
 
 
-def plies_available(game: Game, state: Array) -> int:
-    """How deep a search may go from ``state`` before the twin's array is full."""
-    if isinstance(game, Alak):
-        return int(state[alak_fast.S_CAPACITY] - state[alak_fast.S_HISTORY_LENGTH])
-    return 2 * game.num_actions + 2
-
-
 class Solver:
     """Solves positions of one variant, sharing one transposition table."""
 
@@ -357,14 +349,15 @@ class Solver:
         progress: Progress | None = None,
         chunk_seconds: float = 1.0,
         inline: bool = False,
-        max_seconds: float | None = None,
         search: Search | None = None,
     ) -> None:
         self.game = game
         self.symmetry = symmetry
         self.search = default_search(game) if search is None else search
         self.variant, self.shift = solving_variant(game)
-        self.max_seconds = max_seconds
+        left_out = solving_facts(game).komi_rule(game) is KomiRule.LEFT_OUT
+        self.reported_komi = game.komi if left_out else None
+        """The komi the values leave out (:attr:`Solution.komi`), or None."""
         self.twin: FastTwin = twin_for(self.variant)
         self.symmetries: Symmetries = symmetries_for(self.variant, symmetry)
         self.scale = 1 if float(self.variant.komi).is_integer() else 2
@@ -399,13 +392,21 @@ class Solver:
         self.cutoffs = np.zeros((2, self.twin.num_actions), dtype=np.int64)
         self.progress = progress
         self.chunk_seconds = chunk_seconds
-        # ~200k alpha-beta nodes a second, a quarter as many proof-number nodes
-        first_chunk = max(10_000, int(200_000 * chunk_seconds))
-        self._chunks = {"alpha-beta": first_chunk, "proof numbers": first_chunk // 4}
+        # ~200k alpha-beta nodes a second, a quarter as many proof-number nodes; each search
+        # keeps its own chunks, since their nodes cost differently
+        first_chunk = max(MIN_CHUNK, int(200_000 * chunk_seconds))
+        self._chunks = {
+            method: Chunks(
+                first, chunk_seconds, minimum=MIN_CHUNK, longest=MAX_CHUNK_FACTOR,
+                creep=CHUNK_CREEP,
+            )
+            for method, first in (("alpha-beta", first_chunk), ("proof numbers", first_chunk // 4))
+        }
+        self._spending = NO_LIMIT.start()
+        self._last_report = 0.0
         self._kernels, self._evaluate = _kernel_arguments(self.twin, self.symmetries, inline)
         self._bounds: tuple[int, int] = (-K.INFINITY, K.INFINITY)
         self._sign = 1
-        self._clock = _Progress()
         self._method = ""
         self._target = ""
         pass_move = self.variant.pass_move
@@ -532,6 +533,8 @@ class Solver:
 
     def _move_classes(self, array: Array) -> dict[Move, list[Move]]:
         """:meth:`symmetric_moves` of the position ``array`` holds."""
+        if self.symmetries.count == 1:
+            return {move: [move] for move in self.legal_moves(array)}
         classes: dict[int, list[Move]] = {}
         symmetries, params = self.symmetries, self.twin.params
         for move in self.legal_moves(array):
@@ -691,7 +694,7 @@ class Solver:
         more plies on Alak, so a coarser step overshoots the depth a proof needs at a high
         price); in setbacks where :func:`counts_setbacks`. Games as short as Alternator's are
         searched to their end at once."""
-        plies = plies_available(self.variant, array)
+        plies = self.twin.room(array)
         first, step = FIRST_DEPTH, DEPTH_STEP
         if self.control[K.C_DEPTH_IN_SETBACKS]:
             first, step = FIRST_SETBACKS, SETBACKS_STEP
@@ -706,7 +709,7 @@ class Solver:
         """The searches' per-ply arrays for searches from ``array``, as deep as its state
         array allows: moves, their ordering scores, traces, and the proof-number search's
         children's proof numbers, disproof numbers and values."""
-        plies = plies_available(self.variant, array)
+        plies = self.twin.room(array)
         moves = np.zeros((plies + 1, self.twin.num_actions), dtype=np.int64)
         scores = np.zeros(moves.shape, dtype=np.float64)
         trace = np.zeros((plies + 1, K.TRACE_HEAD + 3 * self._summary_size), dtype=np.int64)
@@ -727,7 +730,7 @@ class Solver:
 
     def _stopped(self, timed_out: bool) -> SolveInterrupted:
         low, high = self._black_bounds(self._sign, self._proven(self._bounds))
-        seconds = time.monotonic() - self._clock.started
+        seconds = self._spending.elapsed
         return SolveInterrupted(low, high, self.nodes, seconds, timed_out, earlier=self.earlier)
 
     def _proven(self, bounds: tuple[int, int]) -> tuple[int, int]:
@@ -758,107 +761,98 @@ class Solver:
     ) -> int | None:
         """One search of the window (``alpha``, ``beta``): alpha-beta limited to ``depth``,
         or the proof-number search of the test ``beta`` where ``depth`` is None; run in
-        chunks of about :attr:`chunk_seconds`, and stopped (None) once it has spent
-        ``allowance`` nodes, if given, without a result."""
+        chunks of about :attr:`chunk_seconds` within the solve's limit, and stopped (None)
+        once it has spent ``allowance`` nodes, if given, without a result."""
         control = self.control
         moves, scores, trace, phis, deltas, values = buffers
         method = "proof numbers" if depth is None else "alpha-beta"
         self._method = method if depth is None else f"depth {depth}"
         if depth is not None:
             control[K.C_DEPTH_LIMITED] = int(depth < moves.shape[0] - 2)
-        end = None if allowance is None else self.nodes + allowance
+        found = [0]
+
+        def step(nodes: int) -> tuple[int, bool]:
+            before = self.nodes
+            control[K.C_LIMIT] = control[K.C_NODES] + nodes
+            if depth is None:
+                prove: Any = P.prove
+                found[0] = int(prove(
+                    *self._kernels, self._evaluate, self.twin.params, self.symmetries.data,
+                    self.symmetries.move_maps, array, beta, sign, 0, P.PN_INFINITY,
+                    P.PN_INFINITY, self.table, self.summaries, self.numbers, control,
+                    moves, scores, phis, deltas, values, trace, self.image, self.cutoffs,
+                )[2])
+            else:
+                search: Any = K.negamax
+                found[0] = int(search(
+                    *self._kernels, self.twin.params, self.symmetries.data,
+                    self.symmetries.move_maps, array, alpha, beta, sign, 0, depth,
+                    self.table, self.summaries, self.hints, control, moves, scores, trace,
+                    self.image, self._pass_move, self.cutoffs, K.NEED_ALL,
+                ))
+            if not control[K.C_ABORTED]:
+                return self.nodes - before, True
+            if control[K.C_OVERFLOW]:
+                raise AgonError("this position's game is too long for the solver's arrays")
+            control[K.C_ABORTED] = 0
+            return self.nodes - before, False
+
         try:
-            while True:
-                chunk = self._chunks[method]
-                if end is not None:
-                    chunk = min(chunk, end - self.nodes)
-                control[K.C_LIMIT] = control[K.C_NODES] + chunk
-                started = time.monotonic()
-                if depth is None:
-                    prove: Any = P.prove
-                    value = int(prove(
-                        *self._kernels, self._evaluate, self.twin.params, self.symmetries.data,
-                        self.symmetries.move_maps, array, beta, sign, 0, P.PN_INFINITY,
-                        P.PN_INFINITY, self.table, self.summaries, self.numbers, control,
-                        moves, scores, phis, deltas, values, trace, self.image, self.cutoffs,
-                    )[2])
-                else:
-                    search: Any = K.negamax
-                    value = int(search(
-                        *self._kernels, self.twin.params, self.symmetries.data,
-                        self.symmetries.move_maps, array, alpha, beta, sign, 0, depth,
-                        self.table, self.summaries, self.hints, control, moves, scores, trace,
-                        self.image, self._pass_move, self.cutoffs, K.NEED_ALL,
-                    ))
-                if not control[K.C_ABORTED]:
-                    return value
-                if control[K.C_OVERFLOW]:
-                    raise AgonError("this position's game is too long for the solver's arrays")
-                control[K.C_ABORTED] = 0
-                if chunk == self._chunks[method]:
-                    self._resize_chunk(method, time.monotonic() - started)
-                self._report()
-                if self.max_seconds is not None and (
-                    time.monotonic() - self._clock.started > self.max_seconds
-                ):
-                    raise self._stopped(timed_out=True)
-                if self.stop_requested():
-                    raise self._stopped(timed_out=False)
-                if self.checkpoint is not None and (
-                    time.monotonic() - self._saved > CHECKPOINT_SECONDS
-                ):
-                    self.keep_tables(self.checkpoint)
-                if end is not None and self.nodes >= end:
-                    return None
+            _, stop = self._chunks[method].run(step, self._spending, allowance, self._between)
         except KeyboardInterrupt:
             raise self._stopped(timed_out=False) from None
+        if stop is Stop.LIMIT:
+            raise self._stopped(timed_out=True)
+        return found[0] if stop is Stop.FINISHED else None
 
-    def _resize_chunk(self, method: str, elapsed: float) -> None:
-        # about chunk_seconds per chunk, and a little more each time so that a probe whose
-        # restarts cost more than a chunk still finishes; but never more than
-        # MAX_CHUNK_FACTOR chunks' time, since Ctrl-C and time limits wait for a chunk's end
-        # (a restart finds its finished subtrees in the table and its unknown ones in the
-        # hints, or its proof numbers in theirs); each search keeps its own, since their
-        # nodes cost differently
-        chunk = self._chunks[method]
-        rate = chunk / max(elapsed, 1e-3)
-        grown = int(1.02 * max(chunk, rate * self.chunk_seconds))
-        longest = int(rate * self.chunk_seconds * MAX_CHUNK_FACTOR)
-        self._chunks[method] = max(10_000, min(grown, longest))
+    def _between(self) -> None:
+        """After each chunk of a search: report progress, stop where asked to, and save the
+        tables now and then."""
+        self._report()
+        if self.stop_requested():
+            raise self._stopped(timed_out=False)
+        if self.checkpoint is not None and time.monotonic() - self._saved > CHECKPOINT_SECONDS:
+            self.keep_tables(self.checkpoint)
 
     def _report(self) -> None:
         now = time.monotonic()
-        if self.progress is None or now - self._clock.last_report < 1.0:
+        if self.progress is None or now - self._last_report < 1.0:
             return
-        self._clock.last_report = now
-        seconds = now - self._clock.started
+        self._last_report = now
+        seconds = self._spending.elapsed
         text = ", ".join(_bound_text(b) for b in self._black_bounds(self._sign, self._bounds))
         self.progress(
             f"{self.nodes:,} nodes in {seconds:.0f}s ({self.nodes / max(seconds, 1e-9):,.0f}/s), "
             f"{self._method}, value{self._target} in [{text}] (Black's margin)"
         )
 
-    def _start_solving(self, state: State) -> tuple[Array, int, int]:
-        """A new solve of ``state`` (its clock started): the twin array, the mover's ``sign``
-        (as :meth:`value` takes it) and the value in units from the mover's view."""
-        self._clock = _Progress()
+    def _start_solving(self, state: State, limit: Limit | None) -> tuple[Array, int, int]:
+        """A new solve of ``state`` within ``limit`` (its clock started): the twin array, the
+        mover's ``sign`` (as :meth:`value` takes it) and the value in units from the mover's
+        view."""
+        self._spending = (limit or NO_LIMIT).start()
+        self._last_report = 0.0
         self._target = ""
         array = self.state_array(state)
         black_view = -1 if state.to_move is Player.WHITE else 1
         return array, black_view, self.value(array, black_view)
 
-    def margin(self, state: State) -> float:
+    def margin(self, state: State, limit: Limit | None = None) -> float:
         """Only the value of ``state``: Black's margin with perfect play, as
-        :attr:`Solution.value` counts it (no best moves, so cheaper than :meth:`solve`)."""
-        _, black_view, value = self._start_solving(state)
+        :attr:`Solution.value` counts it (no best moves, so cheaper than :meth:`solve`);
+        :class:`SolveInterrupted` where ``limit`` runs out first."""
+        _, black_view, value = self._start_solving(state, limit)
         return self._report_value(black_view * value)
 
-    def solve(self, state: State, openings: bool = False) -> Solution:
-        """Value, best moves and (with ``openings``) every legal move's value of ``state``."""
+    def solve(
+        self, state: State, openings: bool = False, limit: Limit | None = None
+    ) -> Solution:
+        """Value, best moves and (with ``openings``) every legal move's value of ``state``;
+        :class:`SolveInterrupted` where ``limit`` runs out first (or Ctrl-C comes)."""
         nodes_before = self.nodes
-        array, black_view, value = self._start_solving(state)
+        array, black_view, value = self._start_solving(state, limit)
         value_nodes = self.nodes - nodes_before
-        value_seconds = time.monotonic() - self._clock.started
+        value_seconds = self._spending.elapsed
         checks = _MoveChecks(values={} if openings else None)
         try:
             best = self._moves(array, black_view, value, checks)
@@ -886,15 +880,15 @@ class Solver:
             best_moves=best,
             move_values=checks.values,
             nodes=self.nodes - nodes_before,
-            seconds=time.monotonic() - self._clock.started,
-            komi=self.game.komi if isinstance(self.game, Alternator) else None,
+            seconds=self._spending.elapsed,
+            komi=self.reported_komi,
             earlier=self.earlier,
         )
 
-    def one_best_move(self, state: State) -> Move:
+    def one_best_move(self, state: State, limit: Limit | None = None) -> Move:
         """One move that keeps the value of ``state`` (which must not be over): the first
         whose check settles, so cheaper than :meth:`solve`, which checks every move."""
-        array, black_view, value = self._start_solving(state)
+        array, black_view, value = self._start_solving(state, limit)
         return self._moves(array, black_view, value, _MoveChecks(), first_only=True)[0]
 
     def _moves(
@@ -971,24 +965,21 @@ class Solver:
                     return
 
 
-def perfect_play(solver: Solver, state: State, max_plies: int = 200) -> Iterator[Move]:
+def perfect_play(
+    solver: Solver, state: State, max_plies: int = 200, limit: Limit | None = None
+) -> Iterator[Move]:
     """Play a line of perfect play on ``state``, yielding each move once played: at each step
     a move that keeps the value (:meth:`Solver.one_best_move`), until the game ends or
-    ``max_plies``. The solver's ``max_seconds`` (if set) is for the whole line; a solve cut
-    short raises :class:`SolveInterrupted` at the step it was on, after the moves already
+    ``max_plies``. ``limit``'s time is for the whole line (its count, for each step); a solve
+    cut short raises :class:`SolveInterrupted` at the step it was on, after the moves already
     played."""
-    started, budget = time.monotonic(), solver.max_seconds
-    try:
-        for _ in range(max_plies):
-            if state.is_over:
-                return
-            if budget is not None:
-                solver.max_seconds = budget - (time.monotonic() - started)
-            move = solver.one_best_move(state)
-            state.play(move)
-            yield move
-    finally:
-        solver.max_seconds = budget
+    step_limit = None if limit is None else Limit(count=limit.count).by(limit.start().end)
+    for _ in range(max_plies):
+        if state.is_over:
+            return
+        move = solver.one_best_move(state, step_limit)
+        state.play(move)
+        yield move
 
 
 def _buckets_bits(table: Array) -> int:
@@ -1058,10 +1049,13 @@ def _labelled(progress: Progress, label: str, message: str) -> None:
     progress(f"{label}: {message}")
 
 
-def warm_up_kernels(kind: type[Game] | None = None) -> None:
-    """Compile (or load) the kernels of every game, or of this kind of game only, so that no
-    solve's seconds count compiling. (On one point an Alak game ends at once, before the
-    proof-number search that three points reach, which then cost the first solve a second.)"""
-    for game in (Alternator(1, 2), Alak(3)):
-        if kind is None or isinstance(game, kind):
+def warm_up_kernels(game_name: str | None = None) -> None:
+    """Compile (or load) the solver's kernels for every game, or for the game of this name
+    only, by solving the tiny variant each game declares for it, so that no solve's seconds
+    count compiling."""
+    chosen = plugins() if game_name is None else {game_name: plugin(game_name)}
+    for found in chosen.values():
+        tiny = found.solving.warm_up if found.solving is not None else None
+        if tiny is not None:
+            game = tiny()
             Solver(game, 10).solve(game.new_state())

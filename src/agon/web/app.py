@@ -22,7 +22,8 @@ from sqlalchemy.engine import URL
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from agon.core.errors import AgonError, IllegalMove, quoted
-from agon.games import GAMES, make_game
+from agon.core.texts import LANGUAGE_NAMES
+from agon.games import plugin, plugins
 from agon.web import pages
 from agon.web.arena import Arena, ArenaError, NewGame, NotFound
 from agon.web.config import database_url
@@ -131,17 +132,13 @@ def _add_pages(app: FastAPI, arena: Arena) -> None:
         return pages.game_page(game_id, loaded.game.description)
 
     @app.get("/rules/{game}", response_class=HTMLResponse, include_in_schema=False)
-    async def rules_page(
-        request: Request,
-        game: str,
-        lang: str | None = None,
-        rules: str | None = None,
-        edge: Literal["on", "off"] | None = None,
-    ) -> Response:
-        if game not in GAMES:
-            raise NotFound(f"there are rules for {' and '.join(GAMES)}, not for {quoted(game)}")
-        variant = pages.rules_variant(game, rules, edge)
-        chosen = pages.pick_language(lang, request.cookies.get(pages.LANG_COOKIE))
+    async def rules_page(request: Request, game: str, lang: str | None = None) -> Response:
+        """The rules of a game, of the variant its options in the query name."""
+        if game not in plugins():
+            known = " and ".join(plugins())
+            raise NotFound(f"there are rules for {known}, not for {quoted(game)}")
+        variant = pages.rules_variant(game, request.query_params)
+        chosen = pages.pick_language(lang, request.cookies.get(pages.LANG_COOKIE), variant)
         response = HTMLResponse(pages.rules_page(variant, chosen))
         if lang is not None and chosen == lang.lower():
             response.set_cookie(pages.LANG_COOKIE, chosen, max_age=365 * 86400, samesite="lax")
@@ -163,12 +160,21 @@ def _add_api(app: FastAPI, arena: Arena) -> None:
         ]
         return {
             "games": {
-                name: {"title": cls.title, "defaults": make_game(name).options()}
-                for name, cls in GAMES.items()
+                name: {
+                    "title": found.title,
+                    "summary": found.summary,
+                    "click_help": found.click_help,
+                    "defaults": found.make().options(),
+                    "options": [
+                        option.describe()
+                        for option in found.game.option_specs if not option.shortcut
+                    ],
+                }
+                for name, found in plugins().items()
             },
             "levels": levels,
             "default_level": DEFAULT_LEVEL,
-            "languages": pages.LANGUAGE_NAMES,
+            "languages": LANGUAGE_NAMES,
         }
 
     @app.post("/api/games", status_code=201)
@@ -227,12 +233,14 @@ def _add_api(app: FastAPI, arena: Arena) -> None:
     async def resign(game_id: str, token: Token = None) -> dict[str, Any]:
         return await arena.resign(game_id, token)
 
-    @app.get("/api/games/{game_id}/targets")
-    async def targets(
-        game_id: str, cell: Annotated[str, Query(max_length=8)], token: Token = None
+    @app.get("/api/games/{game_id}/choices")
+    async def choices(
+        game_id: str, picked: Annotated[str, Query(max_length=200)], token: Token = None
     ) -> dict[str, Any]:
-        """Alternator: the legal roots for a pit at ``cell``, and why the others are not."""
-        return await arena.targets(game_id, token, cell)
+        """What the board places picked so far (names, comma-separated, in order) make: a
+        move, or the places that can come next and whether a legal move goes through each."""
+        names = [name for name in picked.split(",") if name][:16]
+        return await arena.choices(game_id, token, names)
 
     @app.get("/api/games/{game_id}/hint")
     async def hint(game_id: str, token: Token = None) -> dict[str, Any]:
@@ -251,15 +259,12 @@ def _add_api(app: FastAPI, arena: Arena) -> None:
         )
 
     @app.get("/api/rules/{game}")
-    async def rules(
-        game: str,
-        lang: str = "en",
-        rules: str | None = None,
-        edge: Literal["on", "off"] | None = None,
-    ) -> dict[str, str]:
-        """The rules of a game (Alak: of a rule set) as HTML, in en, es, nl or lt."""
-        variant = pages.rules_variant(game, rules, edge)
-        chosen = pages.pick_language(lang, None)
+    async def rules(request: Request, game: str, lang: str = "en") -> dict[str, str]:
+        """The rules of a game as HTML, of the variant its options in the query name, in one
+        of the languages its rules are written in."""
+        plugin(game)
+        variant = pages.rules_variant(game, request.query_params)
+        chosen = pages.pick_language(lang, None, variant)
         return {"game": game, "lang": chosen, "html": pages.rules_html(variant, chosen)}
 
     @app.websocket("/ws/games/{game_id}")

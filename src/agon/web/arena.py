@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import base64
+import functools
 import hashlib
 import hmac
 import logging
@@ -24,7 +25,7 @@ from agon.core.errors import AgonError, quoted
 from agon.core.game import Game, Move, State, format_points
 from agon.core.player import Player
 from agon.core.records import GameRecord
-from agon.games import Alternator, make_game
+from agon.games import make_game, plugin_of, renderer
 from agon.search.registry import make_agent
 from agon.web.hub import Hub
 from agon.web.levels import (
@@ -35,6 +36,7 @@ from agon.web.levels import (
     think,
     warm_up,
 )
+from agon.web.pages import variant_query
 from agon.web.store import Outcome, StaleGame, Store, StoredGame
 
 log = logging.getLogger(__name__)
@@ -124,20 +126,60 @@ def outcome_of(state: State) -> Outcome:
     return Outcome()
 
 
-def move_cells(game: Game, move: Move) -> list[int]:
-    """The board cells (Alternator) or points (Alak) a move touches, for highlighting."""
-    if move == game.pass_move:
-        return []
-    if isinstance(game, Alternator):
-        pit, root = game.move_cells(move)
-        return [pit] if root is None else [pit, root]
-    return [move]
+@dataclass(frozen=True)
+class Picking:
+    """What places picked on the board make (see :func:`pick_places`)."""
+
+    move: Move | None
+    choices: dict[int, str | None]
+    """The places that can come next, each with why no legal move goes through it (None: one
+    does)."""
+    reason: str | None
+
+
+def pick_places(game: Game, state: State, picked: list[str]) -> Picking:
+    """The moves made of the places ``picked`` (names) and more: where exactly one move is made
+    of these places alone, that move; else the next places of the moves that start with them,
+    and, where none of those moves is legal, why not."""
+    places = _places_by_name(game)
+    unknown = [name for name in picked if name not in places]
+    if unknown:
+        raise ArenaError(f"{quoted(unknown[0])} is not a place of this board")
+    prefix = tuple(places[name] for name in picked)
+    if not prefix:
+        raise ArenaError("pick at least one place")
+    moves = [
+        move for move in range(game.num_actions)
+        if game.move_places(move)[: len(prefix)] == prefix
+    ]
+    complete = [move for move in moves if len(game.move_places(move)) == len(prefix)]
+    if len(complete) == 1 and len(moves) == 1:
+        return Picking(complete[0], {}, None)
+    choices: dict[int, str | None] = {}
+    for move in moves:
+        made_of = game.move_places(move)
+        if len(made_of) > len(prefix):
+            why = state.illegal_reason(move)
+            following = made_of[len(prefix)]
+            if choices.get(following, "") is not None:
+                choices[following] = why
+    if any(why is None for why in choices.values()):
+        return Picking(None, choices, None)
+    distinct = sorted({str(why) for why in choices.values()}) or ["no move starts there"]
+    return Picking(None, choices, f"{' '.join(picked)} has no legal move: " + "; ".join(distinct))
+
+
+@functools.lru_cache(maxsize=64)
+def _places_by_name(game: Game) -> dict[str, int]:
+    """The board's places by name: every place some move is made of."""
+    return {
+        game.place_name(place): place
+        for move in range(game.num_actions) for place in game.move_places(move)
+    }
 
 
 def board_svg(state: State, highlight: Iterable[int] = (), last_move: Move | None = None) -> str:
-    from agon.games.render import render_svg
-
-    return render_svg(state, highlight=highlight, last_move=last_move)
+    return renderer(state.game).render_svg(state, highlight=list(highlight), last_move=last_move)
 
 
 HASHED = "sha256:"
@@ -272,6 +314,8 @@ class Arena:
                 "white": format_points(score.white),
             },
             "komi": game.komi,
+            "click_help": plugin_of(game).click_help,
+            "rules_query": variant_query(game),
             "has_pass": game.pass_move is not None,
             "undo_available": self._undo_keep(loaded) is not None,
             "can_pass": loaded.active
@@ -406,33 +450,24 @@ class Arena:
             )
         return await self._announce(game_id, token)
 
-    async def targets(self, game_id: str, token: str | None, cell: str) -> dict[str, Any]:
-        """For an Alternator pit candidate: each neighbour, and whether the move there is legal."""
+    async def choices(self, game_id: str, token: str | None, picked: list[str]) -> dict[str, Any]:
+        """What the board places picked so far (by name, in order) make: one move (``move``,
+        legal or not: playing it explains the rule it breaks), or the places that can come
+        next, each legal or not and why (``choices``), or nothing legal (``reason``)."""
         loaded = await self.load(game_id)
         game, state = loaded.game, loaded.state
-        if not isinstance(game, Alternator):
-            raise ArenaError("only Alternator moves start by picking a pit")
-        pit = game.cell_index(cell)
-        reasons: dict[int, str | None] = {}
-        for direction in range(4):
-            root = game.neighbour(pit, direction)
-            if root is not None:
-                reasons[root] = state.illegal_reason(4 * pit + direction)
-        legal = [root for root, why in reasons.items() if why is None]
-        reason = None
-        if not legal:
-            distinct = sorted({str(why) for why in reasons.values()})
-            reason = f"{game.cell_name(pit)} has no legal move: " + "; ".join(distinct)
-        targets = [
-            {"cell": game.cell_name(root), "legal": why is None, "reason": why}
-            for root, why in reasons.items()
-        ]
+        picking = pick_places(game, state, picked)
         last = state.history[-1] if state.history else None
+        legal_next = [place for place, why in picking.choices.items() if why is None]
         return {
-            "cell": game.cell_name(pit),
-            "targets": targets,
-            "reason": reason,
-            "svg": board_svg(state, highlight=legal, last_move=last),
+            "picked": picked,
+            "move": None if picking.move is None else game.format_move(picking.move),
+            "choices": [
+                {"place": game.place_name(place), "legal": why is None, "reason": why}
+                for place, why in picking.choices.items()
+            ],
+            "reason": picking.reason,
+            "svg": board_svg(state, highlight=legal_next, last_move=last),
         }
 
     async def hint(self, game_id: str, token: str | None) -> dict[str, Any]:
@@ -450,7 +485,7 @@ class Arena:
             "value_text": None if value is None else f"{value:+.1f}",
             "pv": analysis["pv"],
             "spec": spec,
-            "svg": board_svg(state, highlight=move_cells(game, move), last_move=last),
+            "svg": board_svg(state, highlight=game.move_places(move), last_move=last),
         }
 
     async def record(self, game_id: str) -> GameRecord:

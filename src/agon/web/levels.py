@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from agon.core.errors import AgonError, quoted
-from agon.games import make_game
+from agon.games import make_game, plugins
 from agon.search.registry import AGENTS, make_agent
 
 
@@ -76,5 +76,5 @@ def think(
 def warm_up() -> None:
     """Run once in each worker process: load the agents' compiled kernels before a game needs them.
     """
-    for name in ("alternator", "alak"):
-        make_agent(first_available(("greedy", "random")), make_game(name), seed=0)
+    for found in plugins().values():
+        make_agent(first_available(("greedy", "random")), found.make(), seed=0)

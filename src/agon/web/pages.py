@@ -7,24 +7,20 @@ The rules are Markdown from ``agon.games.texts``, rendered here to HTML with raw
 from __future__ import annotations
 
 import html
+from collections.abc import Mapping
 from functools import cache
 from importlib import resources
 from string import Template
-from typing import Any
 
 from markdown_it import MarkdownIt
 
-from agon.core.errors import AgonError, quoted
 from agon.core.game import Game
-from agon.games import GAMES, Alak, make_game
-from agon.games.alak import AlakRules
-from agon.games.texts import LANGUAGES, rules_text
+from agon.core.texts import LANGUAGE_NAMES
+from agon.games import make_game, plugin, plugin_of, plugins, rules_text
 
-LANGUAGE_NAMES = {"en": "English", "es": "Español", "nl": "Nederlands", "lt": "Lietuvių"}
 LANG_COOKIE = "agon_lang"
 _CURRENT_PAGE = ' aria-current="page"'
 _CURRENT = ' aria-current="true"'
-RULE_SET_NAMES = {"baljeu": "Baljeu", "traditional": "Traditional", "tromp-taylor": "Tromp–Taylor"}
 
 _markdown = MarkdownIt("commonmark", {"html": False, "typographer": True}).enable(
     ["table", "strikethrough", "replacements", "smartquotes"]
@@ -43,19 +39,21 @@ def layout(title: str, body: str, *, script: str | None = None, nav: str = "") -
         f'<script type="module" src="/static/{html.escape(script)}"></script>' if script else ""
     )
     links = [("/", "Play", "play")] + [
-        (f"/rules/{name}", f"{game.title} rules", name) for name, game in GAMES.items()
+        (f"/rules/{name}", f"{found.title} rules", name) for name, found in plugins().items()
     ]
     nav_html = "".join(
         f'<a href="{href}"{_CURRENT_PAGE if key == nav else ""}>{html.escape(label)}</a>'
         for href, label, key in links
     )
+    credits = " · ".join(html.escape(found.credit) for found in plugins().values())
     return _template("base.html").substitute(
-        title=html.escape(title), body=body, script=script_tag, nav=nav_html
+        title=html.escape(title), body=body, script=script_tag, nav=nav_html, credits=credits
     )
 
 
 def lobby_page() -> str:
-    return layout("Agon — play Alternator and Alak", _template("lobby.html").substitute(),
+    titles = " and ".join(found.title for found in plugins().values())
+    return layout(f"Agon — play {titles}", _template("lobby.html").substitute(),
                   script="lobby.js", nav="play")
 
 
@@ -71,12 +69,14 @@ def error_page(title: str, message: str) -> str:
     return layout(f"{title} — Agon", body)
 
 
-def pick_language(asked: str | None, remembered: str | None) -> str:
-    """The language asked for in the URL, else the remembered one, else English."""
+def pick_language(asked: str | None, remembered: str | None, game: Game) -> str:
+    """The language asked for in the URL, else the remembered one, else English: the first
+    of them the game's rules are written in."""
+    languages = plugin_of(game).languages
     for choice in (asked, remembered):
-        if choice and choice.lower() in LANGUAGES:
+        if choice and choice.lower() in languages:
             return choice.lower()
-    return "en"
+    return "en" if "en" in languages else languages[0]
 
 
 def rules_html(game: Game, lang: str) -> str:
@@ -84,37 +84,65 @@ def rules_html(game: Game, lang: str) -> str:
     return str(_markdown.render(rules_text(game, lang)))
 
 
-def rules_variant(game_name: str, rules: str | None, edge: str | None) -> Game:
-    """The variant whose rules a page shows: Alak has three rule sets and an edge option."""
-    if game_name not in GAMES:
-        raise AgonError(f"there are rules for {' and '.join(GAMES)}, not for {quoted(game_name)}")
-    if game_name != "alak":
-        return make_game(game_name)
-    options: dict[str, Any] = {"rules": rules or "baljeu"}
-    if edge is not None:
-        options["edge_capture"] = edge != "off"
-    return make_game("alak", options)
+def rules_variant(game_name: str, query: Mapping[str, str]) -> Game:
+    """The variant whose rules a page shows: its game's options as the query gives them
+    (others keep their defaults)."""
+    found = plugin(game_name)
+    specs = {option.name: option for option in found.game.option_specs if not option.shortcut}
+    return make_game(
+        found.name,
+        {name: specs[name].parse(text) for name, text in query.items() if name in specs},
+    )
+
+
+def variant_query(game: Game, **changed: str) -> dict[str, str]:
+    """The query parameters that name this variant's options where they are not the default
+    (with ``changed`` ones set), for its rules page."""
+    values = {}
+    options = game.options()
+    for option in game.option_specs:
+        if option.shortcut or option.name not in options:
+            continue
+        text = changed.get(option.name, option.text(options[option.name]))
+        if text != option.text(option.default) or option.name in changed:
+            values[option.name] = text
+    return values
+
+
+def _variant_query(game: Game, **changed: str) -> str:
+    """:func:`variant_query` to follow ``?lang=…`` in a link, escaped for an attribute."""
+    return "".join(
+        f"&amp;{name}={html.escape(text)}" for name, text in variant_query(game, **changed).items()
+    )
 
 
 def _variant_tabs(game: Game, lang: str) -> str:
-    if not isinstance(game, Alak):
-        return ""
-    links = []
-    for rules in AlakRules:
-        current = _CURRENT if rules is game.rules else ""
-        label = RULE_SET_NAMES[rules.value]
-        links.append(f'<a href="?lang={lang}&amp;rules={rules.value}"{current}>{label}</a>')
-    return f'<nav class="variant-switch" aria-label="Rule set">{"".join(links)}</nav>'
+    """A switch between the values of each choice the game offers (Alak's rule sets)."""
+    options = game.options()
+    switches = []
+    for option in game.option_specs:
+        if option.kind != "choice" or option.shortcut:
+            continue
+        links = []
+        for choice in option.choices:
+            current = _CURRENT if option.text(options[option.name]) == choice.value else ""
+            query = _variant_query(game, **{option.name: choice.value})
+            links.append(
+                f'<a href="?lang={lang}{query}"{current}>{html.escape(choice.label)}</a>'
+            )
+        switches.append(
+            f'<nav class="variant-switch" aria-label="{html.escape(option.title)}">'
+            f'{"".join(links)}</nav>'
+        )
+    return "".join(switches)
 
 
 def rules_page(game: Game, lang: str) -> str:
-    query = ""
-    if isinstance(game, Alak):
-        query = f"&amp;rules={game.rules.value}" + ("" if game.edge_capture else "&amp;edge=off")
+    query = _variant_query(game)
     switch = "".join(
         f'<a class="lang" href="?lang={code}{query}" data-lang="{code}" hreflang="{code}" '
         f'lang="{code}"{_CURRENT if code == lang else ""}>{html.escape(LANGUAGE_NAMES[code])}</a>'
-        for code in LANGUAGES
+        for code in plugin_of(game).languages
     )
     body = _template("rules.html").substitute(
         title=html.escape(game.title),

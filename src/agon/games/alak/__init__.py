@@ -1,5 +1,6 @@
 """Alak: one-dimensional Go, in three rule sets."""
 
+from agon.games.alak.plugin import PLUGIN
 from agon.games.alak.rules import Alak, AlakRules, AlakState
 
-__all__ = ["Alak", "AlakRules", "AlakState"]
+__all__ = ["PLUGIN", "Alak", "AlakRules", "AlakState"]

@@ -144,7 +144,7 @@ def _span(start: int, end: int) -> int:
 
 
 @njit(cache=True)
-def _mix(value: int) -> int:
+def mix(value: int) -> int:
     """SplitMix64's finaliser in wrapping int64 arithmetic (shifts made logical by masking)."""
     value ^= (value >> 30) & 0x3FFFFFFFF
     value *= -4658895280553007687  # 0xbf58476d1ce4e5b9
@@ -359,7 +359,7 @@ def _territory(params: Array, state: Array) -> tuple[int, int]:
 def _position_hash(params: Array, black: int, white: int, side: int) -> int:
     """A hash of one history entry: a board, with its side to move (traditional) or 0."""
     salt = params[P_ZOBRIST + 5 * params[P_SIZE] + 6 + side]
-    return _mix(black ^ _mix(white ^ salt))
+    return mix(black ^ mix(white ^ salt))
 
 
 @njit(cache=True)
@@ -523,7 +523,7 @@ def key(params: Array, state: Array) -> int:
     else:
         value ^= params[passes + min(state[S_PASSES], 2)]
     if rules == TRADITIONAL:
-        value ^= _mix(params[prisoners] + (state[S_PRISONERS] << 32) + state[S_PRISONERS + 1])
+        value ^= mix(params[prisoners] + (state[S_PRISONERS] << 32) + state[S_PRISONERS + 1])
         ko_black, ko_white = state[S_KO_BLACK], state[S_KO_WHITE]
         if state[S_KO_SET] and (ko_black != black or ko_white != white):
             value ^= params[ko_set]
@@ -770,6 +770,7 @@ def fast_twin(game: Alak) -> FastTwin:
         new_state=new_state,
         from_reference=from_reference,
         position=position,
+        room=lambda array: int(array[S_CAPACITY] - array[S_HISTORY_LENGTH]),
         legal_moves=legal_moves,
         play=play,
         undo=undo,

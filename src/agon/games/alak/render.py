@@ -8,8 +8,8 @@ from html import escape
 from rich.console import Group, RenderableType
 from rich.text import Text
 
+from agon.core.render import status_lines
 from agon.games.alak.rules import EMPTY, STONES, AlakRules, AlakState
-from agon.games.render import status_lines
 
 CAPTURED_TEXT = "*"
 # Rich: stones as discs, the points just captured as red crosses, the last stone underlined.
@@ -81,7 +81,7 @@ def render_rich(state: AlakState) -> RenderableType:
     return Group(*lines)
 
 
-# --- SVG (see /work/notes/svg_contract.md) ------------------------------------------------------
+# --- SVG (the contract: docs/architecture.md) ----------------------------------------------------
 
 POINT = 40
 MARGIN = 12
@@ -107,7 +107,7 @@ SVG_STYLE = """
 def render_svg(
     state: AlakState, *, highlight: Iterable[int] = (), last_move: int | None = None
 ) -> str:
-    """The board as SVG: one ``g.point`` per point (``data-point`` counts from 1)."""
+    """The board as SVG: one ``g.point`` per point (``data-place`` counts from 1)."""
     game = state.game
     highlighted = set(highlight)
     total_width = game.size * POINT + 2 * MARGIN
@@ -131,8 +131,12 @@ def render_svg(
         # The line runs between the outermost points, not past them.
         start = centre if point == 0 else left
         end = centre if point == game.size - 1 else left + POINT
+        content = "empty" if stone == EMPTY else (
+            "black stone" if stone == STONES[0] else "white stone"
+        )
         item = [
-            f'<g class="{" ".join(classes)}" data-point="{point + 1}">',
+            f'<g class="{" ".join(classes)}" data-place="{point + 1}" '
+            f'aria-label="point {point + 1}, {content}">',
             f'<rect x="{left}" y="0" width="{POINT}" height="{HEIGHT}"/>',
             f'<line x1="{start}" y1="{LINE_Y}" x2="{end}" y2="{LINE_Y}"/>',
             f'<line x1="{centre}" y1="{LINE_Y - 5}" x2="{centre}" y2="{LINE_Y + 5}"/>',

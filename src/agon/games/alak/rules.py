@@ -15,16 +15,8 @@ from enum import StrEnum
 from typing import Any
 
 from agon.core.errors import AgonError, NotationError, PositionError, quoted
-from agon.core.game import (
-    Game,
-    Move,
-    Score,
-    State,
-    check_komi,
-    format_points,
-    number_option,
-    whole_number_option,
-)
+from agon.core.game import Game, Move, Score, State, format_points
+from agon.core.options import Choice, Option, check_komi, read_options
 from agon.core.player import Player
 
 MAX_POINTS = 40
@@ -63,6 +55,31 @@ class Alak(Game):
 
     name = "alak"
     title = "Alak"
+    option_specs = (
+        Option("size", "whole", 11, "Points on the line.", label="Points", minimum=1,
+               maximum=MAX_POINTS),
+        Option(
+            "rules", "choice", AlakRules.BALJEU, "The rule set.", label="Rule set",
+            choices=(
+                Choice("baljeu", "Baljeu (no pass)",
+                       "placing is compulsory; the side with more stones at the end wins."),
+                Choice("traditional", "Traditional",
+                       "pass allowed, no suicide, ko; territory + stones + prisoners."),
+                Choice("tromp-taylor", "Tromp–Taylor",
+                       "pass allowed, positional superko, area scoring."),
+            ),
+            reader=lambda value: AlakRules.parse(str(value)),
+        ),
+        Option(
+            "edge_capture", "bool", True,
+            "Whether a board end encloses a chain (baljeu; the other rule sets always do).",
+            label="Edge captures", applies_when=("rules", (AlakRules.BALJEU,)),
+        ),
+        Option(
+            "komi", "number", 0.0, "Points added to White's score (not under baljeu).",
+            step=0.5, applies_when=("rules", (AlakRules.TRADITIONAL, AlakRules.TROMP_TAYLOR)),
+        ),
+    )
 
     def __post_init__(self) -> None:
         if not 1 <= self.size <= MAX_POINTS:
@@ -104,15 +121,8 @@ class Alak(Game):
 
     @classmethod
     def from_options(cls, options: Mapping[str, Any]) -> Alak:
-        unknown = set(options) - {"size", "rules", "edge_capture", "komi"}
-        if unknown:
-            raise AgonError(f"unknown Alak option(s): {', '.join(sorted(unknown))}")
-        size = whole_number_option(options, "size", 11)
-        komi = number_option(options, "komi", 0.0)
-        edge = options.get("edge_capture", True)
-        if not isinstance(edge, bool):
-            raise AgonError("edge_capture must be true or false")
-        return cls(size, AlakRules.parse(str(options.get("rules", "baljeu"))), edge, komi)
+        values = read_options(cls.option_specs, options, cls.title)
+        return cls(values["size"], values["rules"], values["edge_capture"], values["komi"])
 
     @property
     def has_pass(self) -> bool:
@@ -136,6 +146,12 @@ class Alak(Game):
 
     def point_name(self, point: int) -> str:
         return str(point + 1)
+
+    def move_places(self, move: Move) -> tuple[int, ...]:
+        return (move,) if 0 <= move < self.size else ()
+
+    def place_name(self, place: int) -> str:
+        return self.point_name(place)
 
     def parse_move(self, text: str) -> Move:
         cleaned = text.strip().lower()

@@ -405,6 +405,8 @@ def fast_twin(game: Alternator) -> FastTwin:
         new_state=lambda: from_reference(game.new_state()),
         from_reference=from_reference,
         position=position,
+        # (more than the 2N plies a game can last: the solver's arrays have always had room)
+        room=lambda state: 2 * game.num_actions + 2,
         legal_moves=legal_moves,
         play=play,
         undo=undo,

@@ -13,8 +13,8 @@ from html import escape
 from rich.console import Group, RenderableType
 from rich.text import Text
 
+from agon.core.render import status_lines
 from agon.games.alternator.rules import PIT_SYMBOLS, Alternator, AlternatorState
-from agon.games.render import status_lines
 
 UNICODE_ARROWS = "↑→↓←"  # by direction, like PIT_SYMBOLS (the ASCII arrows)
 
@@ -115,7 +115,7 @@ def render_rich(state: AlternatorState) -> RenderableType:
     return Group(*lines)
 
 
-# --- SVG (see /work/notes/svg_contract.md) ------------------------------------------------------
+# --- SVG (the contract: docs/architecture.md) ----------------------------------------------------
 
 CELL = 40
 MARGIN = 22
@@ -218,8 +218,11 @@ def _svg_cell(state: AlternatorState, cell: int, highlighted: bool, last: bool) 
     if last:
         classes.append("last")
     half = CELL // 2
+    name = game.cell_name(cell)
+    size = state.size(cell)
+    content = f", tree of {size}" if size >= 2 else ", pit" if state.is_pit(cell) else ""
     parts = [
-        f'<g class="{" ".join(classes)}" data-cell="{game.cell_name(cell)}">',
+        f'<g class="{" ".join(classes)}" data-place="{name}" aria-label="{name}{content}">',
         f'<rect x="{cx - half}" y="{cy - half}" width="{CELL}" height="{CELL}"/>',
     ]
     target = state.stem_target(cell)
@@ -227,7 +230,6 @@ def _svg_cell(state: AlternatorState, cell: int, highlighted: bool, last: bool) 
         tx, ty = _centre(game, target)
         parts.append(f'<line class="stem" x1="{cx}" y1="{cy}" x2="{tx}" y2="{ty}"/>')
         parts.append(f'<circle class="pit" cx="{cx}" cy="{cy}" r="5"/>')
-    size = state.size(cell)
     if size >= 2:
         owner = f"owner-{game.owner_of_cell(cell).label}"
         parts.append(f'<circle class="root-mark {owner}" cx="{cx}" cy="{cy}" r="{CELL * 0.36:g}"/>')

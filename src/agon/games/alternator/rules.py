@@ -14,16 +14,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from agon.core.errors import AgonError, NotationError, PositionError, quoted
-from agon.core.game import (
-    Game,
-    Move,
-    Score,
-    State,
-    check_komi,
-    format_points,
-    number_option,
-    whole_number_option,
-)
+from agon.core.game import Game, Move, Score, State, format_points
+from agon.core.options import Option, check_komi, read_options
 from agon.core.player import Player
 
 MAX_SIDE = 26
@@ -50,6 +42,24 @@ class Alternator(Game):
 
     name = "alternator"
     title = "Alternator"
+    option_specs = (
+        Option(
+            "width", "whole", 8, "Files a, b, … from the left.", label="Files",
+            minimum=1, maximum=MAX_SIDE,
+        ),
+        Option(
+            "height", "whole", 8, "Ranks 1, 2, … from the bottom.", label="Ranks",
+            minimum=1, maximum=MAX_SIDE,
+        ),
+        Option(
+            "komi", "number", DEFAULT_KOMI,
+            "Points added to White's score (3.5: the author's advice).", step=0.5,
+        ),
+        Option(
+            "size", "text", "8x8", "Files x ranks, like 8x8 (sets width and height).",
+            shortcut=True, reader=lambda value: parse_board_size(str(value)),
+        ),
+    )
 
     def __post_init__(self) -> None:
         for label, side in (("width", self.width), ("height", self.height)):
@@ -78,15 +88,11 @@ class Alternator(Game):
 
     @classmethod
     def from_options(cls, options: Mapping[str, Any]) -> Alternator:
-        unknown = set(options) - {"width", "height", "komi", "size"}
-        if unknown:
-            raise AgonError(f"unknown Alternator option(s): {', '.join(sorted(unknown))}")
-        width, height = 8, 8
-        if "size" in options:
-            width, height = parse_board_size(str(options["size"]))
-        width = whole_number_option(options, "width", width)
-        height = whole_number_option(options, "height", height)
-        return cls(width, height, number_option(options, "komi", DEFAULT_KOMI))
+        values = read_options(cls.option_specs, options, cls.title)
+        width, height = values.get("size", (values["width"], values["height"]))
+        width = values["width"] if "width" in options else width
+        height = values["height"] if "height" in options else height
+        return cls(width, height, values["komi"])
 
     @property
     def cells(self) -> int:
@@ -153,6 +159,15 @@ class Alternator(Game):
     def move_cells(self, move: Move) -> tuple[int, int | None]:
         """(pit, root) of a move; root is None when the stem would leave the board."""
         return move // 4, self.neighbour(move // 4, move % 4)
+
+    def move_places(self, move: Move) -> tuple[int, ...]:
+        if not 0 <= move < self.pass_move:
+            return ()
+        pit, root = self.move_cells(move)
+        return () if root is None else (pit, root)
+
+    def place_name(self, place: int) -> str:
+        return self.cell_name(place)
 
     def parse_move(self, text: str) -> Move:
         cleaned = text.strip().lower()

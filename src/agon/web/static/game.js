@@ -19,9 +19,9 @@ const token = seatToken();
 let view = null;
 let you = [];
 let inviteToken = null;
-let selected = null; // the picked pit (Alternator), e.g. "d4"
-let targets = new Map(); // its neighbours: cell name → {legal, reason}
-let overlay = null; // a board with highlights (legal roots, a hint) shown instead of the plain one
+let picked = []; // the board places picked so far for a move of several places, e.g. ["d4"]
+let choices = new Map(); // the places that can come next: name → {legal, reason}
+let overlay = null; // a board with highlights (what can follow, a hint) shown instead of the plain one
 let shownSvg = null;
 let busy = false;
 let overShownAt = null; // revision whose game-over panel was shown
@@ -64,19 +64,9 @@ function say(text, kind = "") {
 
 // --- rendering ---------------------------------------------------------------------------------
 
-function itemName(item) {
-  return item.dataset.cell ?? `point ${item.dataset.point}`;
-}
-
-/** What a screen reader says of a cell or point: read from the contract's classes. */
+/** What a screen reader says of a place: the server's words for it, and its marks. */
 function itemLabel(item) {
-  const parts = [itemName(item)];
-  const size = item.querySelector(".size");
-  if (size) parts.push(`tree of ${size.textContent}`);
-  else if (item.classList.contains("pit")) parts.push("pit");
-  const stone = item.querySelector(".stone");
-  if (stone) parts.push(stone.classList.contains("black") ? "black stone" : "white stone");
-  else if (item.dataset.point) parts.push("empty");
+  const parts = [item.getAttribute("aria-label") ?? item.dataset.place];
   if (item.classList.contains("highlight")) parts.push("highlighted");
   if (item.classList.contains("last")) parts.push("last move");
   return parts.join(", ");
@@ -88,20 +78,20 @@ function showBoard() {
   board.classList.toggle("interactive", interactive);
   board.classList.toggle("busy", busy);
   if (svg !== shownSvg) {
-    const focused = document.activeElement?.closest?.("[data-cell], [data-point]");
-    const focusedName = focused && board.contains(focused) ? itemName(focused) : null;
+    const focused = document.activeElement?.closest?.("[data-place]");
+    const focusedName = focused && board.contains(focused) ? focused.dataset.place : null;
     board.innerHTML = svg;
     shownSvg = svg;
-    // The cells are buttons: the board is a group of them, not a single image.
+    // The places are buttons: the board is a group of them, not a single image.
     board.querySelector("svg")?.setAttribute("role", "group");
-    for (const item of board.querySelectorAll("[data-cell], [data-point]")) {
+    for (const item of board.querySelectorAll("[data-place]")) {
       item.setAttribute("role", "button");
       item.setAttribute("aria-label", itemLabel(item));
-      item.classList.toggle("selected", Boolean(selected) && item.dataset.cell === selected);
-      if (itemName(item) === focusedName) item.focus();
+      item.classList.toggle("selected", picked.includes(item.dataset.place));
+      if (item.dataset.place === focusedName) item.focus();
     }
   }
-  for (const item of board.querySelectorAll("[data-cell], [data-point]")) {
+  for (const item of board.querySelectorAll("[data-place]")) {
     item.setAttribute("tabindex", interactive ? "0" : "-1");
   }
 }
@@ -128,12 +118,6 @@ function turnText() {
   return `${colour} to move`;
 }
 
-const HOW_TO = {
-  alternator: "Click a cell to draw a pit there, then a highlighted neighbour to be its root. "
-    + "The larger tree attaches to the smaller; a tree scores for the colour of its root cell.",
-  alak: "Click an empty point to place a stone. A chain shut in on both sides is captured.",
-};
-
 function render() {
   document.getElementById("game-title").textContent = view.description;
   document.getElementById("game-mode").textContent = modeText();
@@ -153,7 +137,7 @@ function render() {
   const komi = view.komi ? ` (komi ${view.komi})` : "";
   document.querySelector("#player-white .player-score").title = `White's score${komi}`;
   document.getElementById("turn").innerHTML = turnText();
-  document.getElementById("how-to").textContent = you.length && view.status === "active" ? HOW_TO[view.game] ?? "" : "";
+  document.getElementById("how-to").textContent = you.length && view.status === "active" ? view.click_help : "";
 
   const seated = you.length > 0;
   const active = view.status === "active";
@@ -195,10 +179,7 @@ function rulesLink() {
   const query = new URLSearchParams();
   const lang = preferredLanguage();
   if (lang) query.set("lang", lang);
-  if (view.game === "alak") {
-    query.set("rules", view.variant.rules);
-    if (!view.variant.edge_capture) query.set("edge", "off");
-  }
+  for (const [name, value] of Object.entries(view.rules_query)) query.set(name, value);
   const text = query.toString();
   return `/rules/${view.game}${text ? `?${text}` : ""}`;
 }
@@ -248,70 +229,70 @@ async function send(path, body) {
   return answer;
 }
 
-function play(move) {
-  return act(async () => {
-    say("");
-    try {
-      await send("moves", { move });
-    } catch (error) {
-      clearSelection(true);
-      throw error;
-    }
-  });
-}
-
 function clearSelection(redraw) {
-  selected = null;
-  targets = new Map();
+  picked = [];
+  choices = new Map();
   overlay = null;
   if (redraw && view) showBoard();
 }
 
-async function pickPit(cell) {
-  const answer = await api(
-    `/api/games/${encodeURIComponent(gameId)}/targets?cell=${encodeURIComponent(cell)}`, { token });
+/** What the places picked so far make, as the server says: a move to play, or the places
+ * that can come next (highlighted), or why none can. */
+async function pick(places) {
+  const query = encodeURIComponent(places.join(","));
+  const answer = await api(`/api/games/${encodeURIComponent(gameId)}/choices?picked=${query}`, { token });
+  if (answer.move) {
+    clearSelection(false);
+    try {
+      await send("moves", { move: answer.move });
+    } catch (error) {
+      clearSelection(true);
+      throw error;
+    }
+    return;
+  }
   if (answer.reason) {
     clearSelection(true);
     say(answer.reason, "error");
     return;
   }
-  selected = answer.cell;
-  targets = new Map(answer.targets.map((target) => [target.cell, target]));
+  picked = places;
+  choices = new Map(answer.choices.map((choice) => [choice.place, choice]));
   overlay = answer.svg;
   showBoard();
-  const roots = answer.targets.filter((target) => target.legal).map((target) => target.cell);
-  say(`Pit ${selected}: pick a highlighted root (${roots.join(", ")}), or ${selected} again to cancel.`, "info");
+  const next = answer.choices.filter((choice) => choice.legal).map((choice) => choice.place);
+  const last = places[places.length - 1];
+  say(`${places.join(" ")}: pick a highlighted place (${next.join(", ")}), or ${last} again to cancel.`, "info");
 }
 
-function onCellChosen(item) {
+function onPlaceChosen(item) {
   if (!myTurn() || busy) return;
-  if (item.dataset.point) {
-    play(item.dataset.point);
-    return;
-  }
-  const cell = item.dataset.cell;
-  if (selected === cell) {
+  const place = item.dataset.place;
+  if (picked.length && picked[picked.length - 1] === place) {
     clearSelection(true);
     say("");
-  } else if (selected && targets.has(cell)) {
-    // Even a target the server marked illegal is sent: its answer explains the rule.
-    play(`${selected}-${cell}`);
-  } else {
-    act(() => pickPit(cell));
+    return;
   }
+  // A place that cannot follow the ones picked starts a new move. Even one the server marked
+  // illegal is sent: playing it explains the rule.
+  const places = picked.length && choices.has(place) ? [...picked, place] : [place];
+  act(async () => {
+    say("");
+    await pick(places);
+  });
 }
 
 board.addEventListener("click", (event) => {
-  const item = event.target.closest("[data-cell], [data-point]");
-  if (item) onCellChosen(item);
+  const item = event.target.closest("[data-place]");
+  if (item) onPlaceChosen(item);
 });
 
 board.addEventListener("keydown", (event) => {
   if (event.key !== "Enter" && event.key !== " ") return;
-  const item = event.target.closest("[data-cell], [data-point]");
+  const item = event.target.closest("[data-place]");
   if (!item) return;
   event.preventDefault();
-  onCellChosen(item);
+  onPlaceChosen(item);
 });
 
 buttons.pass.addEventListener("click", () => act(async () => {

@@ -1,4 +1,5 @@
-// The lobby: start a game, resume one of yours, or watch one in progress.
+// The lobby: start a game, resume one of yours, or watch one in progress. The games and their
+// options are the server's (/api/meta): the form is built from them.
 import { api, escapeHtml, rememberSeat, rememberedSeats } from "./api.js";
 
 const form = document.getElementById("new-game");
@@ -6,29 +7,122 @@ const errorBox = document.getElementById("form-error");
 const levelSelect = document.getElementById("level");
 let meta = null;
 
-const RULES_HINTS = {
-  baljeu: "Baljeu: placing is compulsory; the side with more stones at the end wins.",
-  traditional: "Traditional: pass allowed, no suicide, ko; territory + stones + prisoners.",
-  "tromp-taylor": "Tromp–Taylor: pass allowed, positional superko, area scoring.",
-};
-
 function value(name) {
   return form.elements[name].value;
 }
 
 function chosenGame() {
-  return value("game");
+  return form.querySelector("input[name=game]:checked")?.value;
+}
+
+function chosenVariant() {
+  return form.querySelector(`.variant[data-game="${CSS.escape(chosenGame() ?? "")}"]`);
+}
+
+// --- building the form from the games' options -------------------------------------------------
+
+function element(tag, attributes = {}, children = []) {
+  const made = document.createElement(tag);
+  for (const [name, given] of Object.entries(attributes)) {
+    if (given === null || given === undefined || given === false) continue;
+    if (name === "text") made.textContent = given;
+    else made.setAttribute(name, given === true ? "" : String(given));
+  }
+  made.append(...children);
+  return made;
+}
+
+function gameChoice(name, game) {
+  const input = element("input", { type: "radio", name: "game", value: name });
+  const body = element("span", { class: "choice-body" }, [
+    element("strong", { text: game.title }),
+    element("small", { text: game.summary }),
+  ]);
+  return element("label", { class: "choice" }, [input, body]);
+}
+
+/** One option's field: a number, a checkbox, a choice or a text, with its conditions. */
+function optionField(option) {
+  const common = { name: option.name, title: option.help };
+  let field;
+  if (option.kind === "bool") {
+    const box = element("input", { ...common, type: "checkbox", checked: option.default });
+    field = element("label", { class: "check-field" }, [box, ` ${option.label}`]);
+  } else if (option.kind === "choice") {
+    const select = element("select", common, option.choices.map((choice) => {
+      const item = new Option(choice.label, choice.value);
+      item.selected = choice.value === option.default;
+      return item;
+    }));
+    field = element("label", {}, [`${option.label} `, select]);
+  } else {
+    const number = option.kind === "whole" || option.kind === "number";
+    const input = element("input", {
+      ...common,
+      type: number ? "number" : "text",
+      min: option.minimum,
+      max: option.maximum,
+      step: option.kind === "whole" ? 1 : option.step ?? "any",
+      value: option.default,
+      inputmode: option.kind === "whole" ? "numeric" : number ? "decimal" : null,
+    });
+    field = element("label", {}, [`${option.label} `, input]);
+  }
+  if (option.applies_when) {
+    field.dataset.appliesOption = option.applies_when.option;
+    field.dataset.appliesValues = JSON.stringify(option.applies_when.values);
+  }
+  field.dataset.kind = option.kind;
+  return field;
+}
+
+function variantFieldset(name, game) {
+  const fields = element("div", { class: "fields" }, game.options.map(optionField));
+  const hints = game.options.filter((option) => option.kind === "choice")
+    .map((option) => element("p", { class: "hint", "data-hint-for": option.name }));
+  return element("fieldset", { class: "variant", "data-game": name }, [
+    element("legend", { text: `${game.title}: the variant` }), fields, ...hints,
+  ]);
+}
+
+function buildGames() {
+  const choices = document.getElementById("game-choice");
+  const variants = document.getElementById("variants");
+  for (const [name, game] of Object.entries(meta.games)) {
+    choices.append(gameChoice(name, game));
+    variants.append(variantFieldset(name, game));
+  }
+  const wanted = new URLSearchParams(location.search).get("game");
+  const radio = form.querySelector(`input[name=game][value="${CSS.escape(wanted ?? "")}"]`)
+    ?? form.querySelector("input[name=game]");
+  if (radio) radio.checked = true;
+}
+
+// --- the form as the choices change ------------------------------------------------------------
+
+function fieldValue(fieldset, name) {
+  const input = fieldset.querySelector(`[name="${CSS.escape(name)}"]`);
+  if (!input) return undefined;
+  return input.type === "checkbox" ? String(input.checked) : input.value;
 }
 
 function refreshForm() {
-  const game = chosenGame();
+  const chosen = chosenVariant();
   for (const block of form.querySelectorAll(".variant")) {
-    block.hidden = block.dataset.game !== game;
+    block.hidden = block !== chosen;
+    block.disabled = block !== chosen;
   }
-  const rules = value("rules");
-  form.querySelector(".edge-field").hidden = rules !== "baljeu";
-  form.querySelector(".komi-field").hidden = rules === "baljeu";
-  document.getElementById("alak-rules-hint").textContent = RULES_HINTS[rules] ?? "";
+  if (chosen) {
+    for (const field of chosen.querySelectorAll("[data-applies-option]")) {
+      const values = JSON.parse(field.dataset.appliesValues);
+      field.hidden = !values.includes(fieldValue(chosen, field.dataset.appliesOption));
+    }
+    for (const hint of chosen.querySelectorAll("[data-hint-for]")) {
+      const option = meta.games[chosenGame()].options.find((o) => o.name === hint.dataset.hintFor);
+      const picked = option.choices.find((choice) => choice.value === fieldValue(chosen, option.name));
+      hint.textContent = picked?.description ? `${picked.label}: ${picked.description}` : "";
+    }
+  }
   const opponent = value("opponent");
   form.querySelector(".level-field").hidden = opponent !== "computer";
   form.querySelector(".colour-field").hidden = opponent === "local";
@@ -47,19 +141,19 @@ function fillLevels() {
   );
 }
 
-function numberField(name) {
-  const text = value(name).trim();
-  return text === "" ? undefined : Number(text);
-}
-
+/** The chosen game's options as the form gives them (fields that do not apply left out). */
 function options() {
-  if (chosenGame() === "alternator") {
-    return { width: numberField("width"), height: numberField("height"), komi: numberField("alternator_komi") };
+  const chosen = {};
+  const fieldset = chosenVariant();
+  for (const field of fieldset?.querySelectorAll(".fields > label") ?? []) {
+    if (field.hidden) continue;
+    const input = field.querySelector("[name]");
+    if (field.dataset.kind === "bool") chosen[input.name] = input.checked;
+    else if (field.dataset.kind === "whole" || field.dataset.kind === "number") {
+      const text = input.value.trim();
+      if (text !== "") chosen[input.name] = Number(text);
+    } else chosen[input.name] = input.value;
   }
-  const rules = value("rules");
-  const chosen = { size: numberField("size"), rules };
-  if (rules === "baljeu") chosen.edge_capture = form.elements.edge_capture.checked;
-  else chosen.komi = numberField("alak_komi");
   return chosen;
 }
 
@@ -88,6 +182,8 @@ form.addEventListener("submit", async (event) => {
     button.disabled = false;
   }
 });
+
+// --- the lists of games ------------------------------------------------------------------------
 
 function describe(game) {
   const names = ["black", "white"].map((colour) => game.players[colour].label);
@@ -130,11 +226,9 @@ async function refreshLists() {
 }
 
 async function start() {
-  const wanted = new URLSearchParams(location.search).get("game");
-  const radio = form.querySelector(`input[name=game][value="${CSS.escape(wanted ?? "")}"]`);
-  if (radio) radio.checked = true;
   try {
     meta = await api("/api/meta");
+    buildGames();
   } catch (error) {
     errorBox.textContent = error.message;
   }

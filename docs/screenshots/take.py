@@ -1,4 +1,5 @@
-"""Screenshots of the arena's main screens: ``python -m agon.web.screenshots [OUT_DIR]``.
+"""Screenshots of the arena's main screens for the README: ``.venv/bin/python
+docs/screenshots/take.py [OUT_DIR]`` (default: this folder).
 
 Starts a real server on a temporary database, plays some games through the API (moves chosen
 with the rules engine), and photographs the pages in headless Chromium (Playwright). Needs the
@@ -135,8 +136,8 @@ def make_screenshots(out: Path) -> list[Path]:
         page.goto(server.url + alternator.url)
         page.wait_for_selector("#game[data-ready=true]")
         pit = _pit_with_roots(client, alternator)
-        page.click(f'[data-cell="{pit}"]')
-        page.wait_for_selector("[data-cell].highlight")
+        page.click(f'[data-place="{pit}"]')
+        page.wait_for_selector("[data-place].highlight")
         shots.append(take(out, page, "alternator-game"))
 
         page.goto(server.url + alak.url)
@@ -168,16 +169,16 @@ def _pit_with_roots(client: httpx.Client, player: Player) -> str:
     for move in state.legal_moves():
         if move == game.pass_move:
             continue
-        pit, _root = game.move_cells(move)  # type: ignore[attr-defined]
+        pit = game.move_places(move)[0]
         size = state.size(pit)  # type: ignore[attr-defined]
         if best is None or size > best[0]:
-            best = (size, game.cell_name(pit))  # type: ignore[attr-defined]
+            best = (size, game.place_name(pit))
     assert best is not None, "no legal move to show"
     return best[1]
 
 
 def main() -> None:
-    out = Path(sys.argv[1]) if len(sys.argv) > 1 else Path("docs/screenshots")
+    out = Path(sys.argv[1]) if len(sys.argv) > 1 else Path(__file__).parent
     make_screenshots(out)
 
 

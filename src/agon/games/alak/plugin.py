@@ -1,0 +1,108 @@
+"""What Alak declares to the rest of Agon (:class:`agon.core.plugin.GamePlugin`)."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import TYPE_CHECKING
+
+from agon.core.plugin import BoardRenderer, GamePlugin, KomiRule, Observation, Solving
+from agon.games.alak import observation
+from agon.games.alak.rules import Alak, AlakRules, AlakState
+
+if TYPE_CHECKING:
+    from agon.core.fast import FastTwin
+    from agon.core.results import Catalogue
+    from agon.core.symmetry import Symmetries
+
+SMALL_POINTS = 7
+"""Boards of up to this many points are solved in at most a few hundred thousand nodes."""
+REPEATS = {AlakRules.BALJEU: 1, AlakRules.TROMP_TAYLOR: 2, AlakRules.TRADITIONAL: 4}
+"""Moves per board a game can take (the length bound's factor, see :func:`_max_game_length`)."""
+
+
+def _renderer() -> BoardRenderer:
+    from agon.games.alak import render
+
+    return render
+
+
+def _fast_twin(game: Alak) -> FastTwin:
+    from agon.games.alak import fast
+
+    return fast.fast_twin(game)
+
+
+def _catalogue() -> Catalogue:
+    from agon.games.alak import results
+
+    return results.CATALOGUE
+
+
+def _symmetries(game: Alak) -> Symmetries:
+    from agon.games.alak import symmetry
+
+    return symmetry.symmetries(game)
+
+
+def _max_game_length(game: Alak) -> int:
+    """Every rule set bounds a game by the number of boards, 3^N: baljeu's no-repetition
+    allows 3^N − 1 placements; tromp-taylor's superko as many, with a pass between any two;
+    traditional ends at the third occurrence of a (board, player) position: 4 × 3^N."""
+    return REPEATS[game.rules] * int(3**game.size)
+
+
+def _table_bits(game: Alak) -> int:
+    """Entries keep two summaries of 16·(N+33) bytes: 2**19 buckets up to 12 points (1.4 GiB
+    on 12), 2**18 up to 16, 2**17 beyond."""
+    if _small(game):
+        return 15
+    return 19 if game.size <= 12 else 18 if game.size <= 16 else 17
+
+
+def _small(game: Alak) -> bool:
+    return game.size <= SMALL_POINTS
+
+
+PLUGIN: GamePlugin[Alak, AlakState] = GamePlugin(
+    game=Alak,
+    summary="Go on a line of points, from The Planiverse.",
+    credit="Alak from A. K. Dewdney’s The Planiverse",
+    click_help="Click an empty point to place a stone. A chain shut in on both sides is captured.",
+    texts="agon.games.alak",
+    languages=("en", "es", "nl", "lt"),
+    renderer=_renderer,
+    max_game_length=_max_game_length,
+    observation=Observation(
+        names=lambda game: observation.PLANES, shape=observation.shape, planes=observation.planes,
+        unbounded=("black_prisoners", "white_prisoners"),
+    ),
+    fast_twin=_fast_twin,
+    solving=Solving(
+        table_bits=_table_bits,
+        small=_small,
+        # traditional prisoners make the margin unbounded
+        largest_margin=lambda game: None if game.rules is AlakRules.TRADITIONAL else game.size,
+        # a draw by repetition is worth 0 whatever the komi: traditional searches with it
+        komi_rule=lambda game: (
+            KomiRule.SUBTRACTED if game.rules is AlakRules.TROMP_TAYLOR else KomiRule.SEARCHED
+        ),
+        without_komi=lambda game: replace(game, komi_points=0.0),
+        symmetries=_symmetries,
+        proof_numbers=lambda game: True,
+        tables_bits=20,
+        # on one point a game ends at once, before the proof-number search that three reach
+        warm_up=lambda: Alak(3),
+    ),
+    benchmarks=(
+        ("alak-11-baljeu", {}),
+        ("alak-11-traditional", {"rules": "traditional"}),
+        ("alak-11-tromp-taylor", {"rules": "tromp-taylor"}),
+    ),
+    checks=(
+        ("alak-7-baljeu-noedge", {"size": 7, "edge_capture": False}),
+        ("alak-6-traditional", {"size": 6, "rules": "traditional"}),
+        ("alak-5-tromp-taylor-komi-1", {"size": 5, "rules": "tromp-taylor", "komi": 1}),
+    ),
+    catalogue=_catalogue,
+    order=2,
+)
