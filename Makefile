@@ -9,8 +9,8 @@ $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install -q --upgrade pip
 
-$(VENV)/.installed: pyproject.toml | $(BIN)/python
-	$(BIN)/python -m pip install -q -e '.[test]'
+$(VENV)/.installed: pyproject.toml examples/tictactoe/pyproject.toml | $(BIN)/python
+	$(BIN)/python -m pip install -q -e '.[test]' -e examples/tictactoe
 	touch $@
 
 install: $(VENV)/.installed
@@ -19,8 +19,9 @@ run: install
 	$(BIN)/agon serve
 
 lint: install
-	$(BIN)/ruff check src tests
+	$(BIN)/ruff check src tests examples
 	$(BIN)/mypy
+	$(BIN)/lint-imports
 
 test: lint
 	$(BIN)/python -m pytest -n 2 --dist loadgroup

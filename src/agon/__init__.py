@@ -1,4 +1,5 @@
-"""Agon: rules engines, search, exact solvers and a web arena for Alternator and Alak."""
+"""Agon: rules engines, search, exact solvers and a web arena for abstract strategy games, each
+a plugin (:mod:`agon.games`)."""
 
 from pathlib import Path
 

@@ -1,10 +1,11 @@
-"""Agon's games as PettingZoo AEC environments: ``env("alak", size=7)``.
+"""Agon's games as PettingZoo AEC environments: ``env(name, **options)``, for any game the
+registry lists.
 
-Agents ``"black"`` and ``"white"`` take turns as the rules say (a pass is a move, so they
-always alternate). Each observes ``{"observation": planes, "action_mask": int8 mask}``; the
-mask is all zeros for the agent not to move. Rewards are 0 until the game ends, then +1 / −1 /
-0 by the result; games always end, so nothing is ever truncated. An illegal action raises
-:class:`~agon.core.errors.IllegalMove` (an ``AgonError``) naming the rule, and changes nothing.
+Agents ``"black"`` and ``"white"`` take turns as the rules say (a pass is a move). Each observes
+``{"observation": planes, "action_mask": int8 mask}``; the mask is all zeros for the agent not
+to move. Rewards are 0 until the game ends, then +1 / −1 / 0 by the result; games always end, so
+nothing is ever truncated. An illegal action raises :class:`~agon.core.errors.IllegalMove` (an
+``AgonError``) naming the rule, and changes nothing.
 Every rule is the Agon rules engine's. See docs/adapters.md.
 """
 

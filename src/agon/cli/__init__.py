@@ -6,7 +6,7 @@ import typer
 
 app = typer.Typer(
     name="agon",
-    help="Alternator and Alak: play, analyse, search, solve and serve.",
+    help="Abstract strategy games: play, analyse, search, solve and serve.",
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_enable=False,

@@ -13,8 +13,9 @@ from types import FrameType
 from typing import Annotated, Any, NoReturn
 
 import typer
+from typer.models import OptionInfo
 
-from agon.core.errors import AgonError, NotationError, shortened
+from agon.core.errors import AgonError, NotationError, quoted, shortened
 from agon.core.game import Game, State
 from agon.core.options import Option
 from agon.games import make_game, names, plugin, plugins
@@ -37,14 +38,37 @@ def _declared_options() -> dict[str, list[tuple[str, Option]]]:
     return declared
 
 
-def _option_parameter(name: str, games: list[tuple[str, Option]]) -> inspect.Parameter:
+def _own_flags(signature: inspect.Signature) -> set[str]:
+    """The flags of a command's own options (``--line``, ``--json``, …)."""
+    flags: set[str] = set()
+    for parameter in signature.parameters.values():
+        for info in getattr(parameter.annotation, "__metadata__", ()):
+            if not isinstance(info, OptionInfo):
+                continue
+            # (in Annotated, Typer takes an Option's first argument for its first flag)
+            declared = [info.default, *(info.param_decls or ())]
+            named = [
+                part for text in declared if isinstance(text, str)
+                for part in text.split("/") if part.startswith("--")
+            ]
+            flags.update(named or ["--" + parameter.name.replace("_", "-")])
+    return flags
+
+
+def _option_parameter(
+    name: str, games: list[tuple[str, Option]], taken: set[str]
+) -> inspect.Parameter:
     """The command-line option of game option ``name``: a flag pair where every game that
-    declares it takes true or false, else a text its game reads."""
+    declares it takes true or false, else a text its game reads. Where the command has an
+    option of that name of its own (``agon solve --line``), the game's is ``--game-NAME``."""
     flag = games[0][1].flag
     parts = []
     for title, option in games:
         default = "" if option.shortcut else f" (default {option.text(option.default)})"
         parts.append(f"{title}: {option.help}{default}")
+    if flag in taken:
+        parts.append(f"(Here {flag} is this command's own option.)")
+        flag = "--game-" + flag.removeprefix("--")
     help_text = " ".join(parts)
     if all(option.kind == "bool" for _, option in games):
         negative = "--no-" + flag.removeprefix("--")
@@ -65,7 +89,8 @@ def game_command(command: Callable[..., None]) -> Callable[..., None]:
     it receives gathered, those not given left out."""
     signature = inspect.signature(command, eval_str=True)
     declared = _declared_options()
-    extra = [_option_parameter(name, games) for name, games in declared.items()]
+    taken = _own_flags(signature)
+    extra = [_option_parameter(name, games, taken) for name, games in declared.items()]
     parameters = []
     for parameter in signature.parameters.values():  # (Typer passes every one by keyword)
         if parameter.name == "options":
@@ -106,20 +131,15 @@ def build_game(name: str, options: GameOptions) -> Game:
         values: dict[str, Any] = {}
         for option_name, given in options.items():
             if option_name not in specs:
-                flags = ", ".join(option.flag for option in specs.values())
                 fail(
-                    f"{_flag(option_name)} is not an option of {found.title} "
-                    f"(its options: {flags})"
+                    f"{quoted(option_name)} is not an option of {found.title} "
+                    f"(its options: {', '.join(specs)})"
                 )
             spec = specs[option_name]
             values[option_name] = spec.parse(given) if isinstance(given, str) else given
         return make_game(found.name, values)
     except AgonError as error:
         fail(str(error))
-
-
-def _flag(name: str) -> str:
-    return "--" + name.replace("_", "-")
 
 
 def load_start(game: Game, position: str | None) -> State:

@@ -30,7 +30,7 @@ def serve(
         int, typer.Option(help="Processes that think for the computer.", min=1, max=32)
     ] = 2,
 ) -> None:
-    """Play Alternator and Alak in the browser: against the computer, at one screen, or
+    """Play the games in the browser: against the computer, at one screen, or
     with a friend through a link."""
     import uvicorn
     from sqlalchemy.exc import SQLAlchemyError

@@ -6,13 +6,8 @@ that; neither was merged). So after an edit to, say, the solver's table kernels,
 proof-number search would go on calling the old ones, compiled against the old layout of the
 arrays: wrong results, silently. So each version of the sources gets a cache folder of its own,
 named by a fingerprint of the kernel layers' sources taken as the package is imported: a
-process compiles into, and loads from, only the folder of the code it runs.
-
-(Before, one cache was deleted whenever the sources had changed. That left a race: a process
-started before an edit could save kernels compiled from the old sources after a newer process
-had deleted the cache, and the newer process then loaded them. Found here: a run of
-``agon tables`` in a worktree edited while an earlier run was starting gave wrong values for
-some openings of tromp-taylor 1 × 10.)
+process compiles into, and loads from, only the folder of the code it runs (deleting one
+cache when the sources change left a race: docs/changelog.md).
 """
 
 from __future__ import annotations

@@ -29,12 +29,13 @@ Kernels (all ``@njit(cache=True)``):
     what history it covers); equal keys are treated as equal positions by transposition tables.
 ``history_key(params, state) -> int``
     A 64-bit hash of the part of the game's history that the rules still depend on and ``key``
-    leaves out (Alak: the boards that no-repetition / superko forbid, the repetition counts of
-    traditional rules; Alternator: 0, its rules never look back). A search may reuse a stored
+    leaves out (the boards a rule against repetition forbids, the counts of a third-repetition
+    rule; 0 where the rules never look back). A search may reuse a stored
     result for a position only when both keys match.
 ``history_length(params, state) -> int``
     How many earlier positions the state's history holds (loaded ones included): the present
-    position is number ``history_length``, the oldest number 0. Alternator: 0.
+    position is number ``history_length``, the oldest number 0 (0 where the rules never look
+    back).
 ``history_board(params, state, index) -> int``
     The stones of position ``index`` (``index == history_length``: the present one) packed into
     one int64, Black's in the low 32 bits and White's in the high 32 (boards of at most 32

@@ -1,6 +1,6 @@
 """The protocol every game implements, and every agent, solver and interface relies on.
 
-A *game* is a variant value (Alternator 8×8 komi 3.5, Alak 11 baljeu, …): immutable, hashable,
+A *game* is a variant value (a board size, a rule set, a komi, …): immutable, hashable,
 and able to create states, read and write moves and positions. A *state* is one game in
 progress: it plays and undoes moves and answers every question the rules can ask of it.
 
@@ -59,9 +59,9 @@ class Game(ABC):
     """A game variant: what the rules are, before any move is played."""
 
     name: ClassVar[str]
-    """Registry name used on the command line and in records: ``"alternator"``, ``"alak"``."""
+    """Registry name used on the command line, in records and by its entry point."""
     title: ClassVar[str]
-    """Display name: ``"Alternator"``."""
+    """Display name, capitalised."""
     option_specs: ClassVar[tuple[Option, ...]]
     """The variants' options: ``from_options`` reads them, and the command line, the lobby's
     form and the adapters' parameters are built from them."""
@@ -69,12 +69,12 @@ class Game(ABC):
     @property
     @abstractmethod
     def variant_id(self) -> str:
-        """A short stable identifier of the variant, e.g. ``"alternator-8x8"``."""
+        """A short stable identifier of the variant, e.g. ``"NAME-8x8"``."""
 
     @property
     @abstractmethod
     def description(self) -> str:
-        """One line for people, e.g. ``"Alternator 8×8, komi 3.5"``."""
+        """One line for people, e.g. ``"Title 8×8, komi 3.5"``."""
 
     @abstractmethod
     def options(self) -> dict[str, Any]:

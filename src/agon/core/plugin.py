@@ -105,7 +105,7 @@ class GamePlugin(Generic[GameT, StateT]):
     summary: str
     """One line on what the game is like (the lobby shows it)."""
     credit: str
-    """Who made the game, for people (``Alternator by Gregory Van Patten``)."""
+    """Who made the game, for people (the page's footer lists every game's)."""
     click_help: str
     """How a move is made by clicking the board."""
     texts: str

@@ -51,7 +51,7 @@ class Job:
     positions after ``lines_after``)."""
     family: str = ""
     """Jobs solved one at a time, in order, each harder than the last (default: the key
-    without its last part, ``alak-baljeu`` of ``alak-baljeu-9``)."""
+    without its last part: ``GAME-RULES`` of ``GAME-RULES-9``)."""
     grows: bool = True
     """Whether it is a larger board of its family: once a smaller one runs out of time before
     its value is proven, it gets only a short time, for bounds."""

@@ -2,7 +2,7 @@
 
 A game's texts live in ``texts/<lang>.md`` of the package its plugin names. A text may hold
 optional blocks, ``<!-- option:value -->`` … ``<!-- /option -->``, kept only when the variant's
-option has that value (as :meth:`agon.core.options.Option.text` writes it: Alak's
+option has that value (as :meth:`agon.core.options.Option.text` writes it:
 ``<!-- rules:traditional -->``, ``<!-- edge_capture:false -->``). Text outside every block is
 common to all variants. Blocks may nest when their options differ.
 """

@@ -6,8 +6,8 @@ the exact final margin at the end of a game. A finished game's value is pushed a
 forced win is recognised as one.
 
 The transposition table is keyed by ``(key, history_key)``: a stored result is reused only for a
-position whose rules-relevant history is the same too, which keeps it sound under Alak's
-no-repetition, superko and third-repetition rules. An entry whose subtree reached the end of
+position whose rules-relevant history is the same too, which keeps it sound under rules that
+forbid repetitions or end a game at one. An entry whose subtree reached the end of
 the game everywhere (no horizon, no heuristic) is stored with :data:`EXACT_DEPTH`, valid at any
 depth; when a whole iteration reaches no horizon the search is complete and its value exact.
 

@@ -59,9 +59,9 @@ def variant(label: str) -> Game:
 
 
 PLAYOUT_PLIES = 5000
-"""Random games are cut after this many plies, on both engines. Under Alak's rules with a pass
-(which a random player plays only when forced) an 11-point game lasts about 1,000 plies
-(traditional) or 2,000 (tromp-taylor), rarely 5,000; the twin's arrays hold 7,808."""
+"""Random games are cut after this many plies, on both engines: where a game ends only when
+its boards run out, a random one (passing only when forced) can last thousands (docs/search.md
+gives lengths)."""
 
 
 def reference_playout(state: State, rng: random.Random) -> int:

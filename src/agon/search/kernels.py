@@ -88,8 +88,8 @@ def playout(
 
     Returns the final margin (``evaluate``'s estimate if the game was cut short) and the
     number of moves played, which ``undo`` must take back. The cut matters under rules that
-    end a game only when the boards run out: random Alak games under the rules with a pass
-    last thousands of plies, and a twin's array has room for only so many.
+    end a game only when the boards run out: random games there can last thousands of plies,
+    and a twin's array has room for only so many.
     """
     plies = 0
     while end_code(params, state) == 0:

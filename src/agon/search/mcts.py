@@ -324,9 +324,8 @@ class MctsAgent(FastAgent):
     epsilon = 1.0
     """Playouts: probability of a uniform random move instead of ``move_order``'s best."""
     playout_plies_per_action = 4
-    """Playouts are cut (and ``evaluate`` scores them) after this many plies per action number:
-    never on Alternator, where a game is shorter; 48 plies on 11-point Alak, where random games
-    under the rules with a pass would otherwise last thousands."""
+    """Playouts are cut (and ``evaluate`` scores them) after this many plies per action number,
+    where random games would otherwise last thousands (docs/search.md)."""
     initial_capacity = 1 << 16
     max_capacity = 1 << 21
     """At most this many nodes (about 80 MB); a full tree goes on with playouts from its leaves."""
@@ -445,10 +444,7 @@ class MctsAgent(FastAgent):
 
 class InformedMctsAgent(MctsAgent):
     """MCTS whose playouts play ``move_order``'s best move once in 4 (epsilon-greedy) and whose
-    new children are tried in ``move_order``'s order.
-
-    Once in 4: in 6-game matches at 200 ms a move on Alternator 8x8 against plain ``mcts``,
-    it scored 1-5 playing the best move 3 times in 4, 1-5 at 2 in 4, and 3-3 at 1 in 4.
+    new children are tried in ``move_order``'s order (more greed did worse: docs/search.md).
     """
 
     name = "mcts-informed"

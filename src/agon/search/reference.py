@@ -114,55 +114,106 @@ def _move_order(state: Array, move: int) -> float:
 
 
 # --- the kernels (the contract of agon.core.fast) ----------------------------------------------
+# Each kernel calls a function that holds the object-mode block: a C callback
+# (agon.search.twins) cannot hold one itself (Numba refuses to compile it), but may call one.
 # Numba caches no function that holds an object-mode block (a cached one fails when loaded),
 # so these compile in each process that uses them, a second or two.
 
 
-@njit
-def legal_moves(params: Array, state: Array, out: Array) -> int:
+@njit(cache=False)
+def _ask_legal_moves(state: Array, out: Array) -> int:
     with objmode(count="int64"):
         count = _legal_moves(state, out)
     return count
 
 
-@njit
-def play(params: Array, state: Array, move: int) -> None:
+@njit(cache=False)
+def _ask_play(state: Array, move: int) -> None:
     with objmode():
         _play(state, move)
 
 
-@njit
-def undo(params: Array, state: Array) -> None:
+@njit(cache=False)
+def _ask_undo(state: Array) -> None:
     with objmode():
         _undo(state)
 
 
-@njit
-def to_move(params: Array, state: Array) -> int:
+@njit(cache=False)
+def _ask_to_move(state: Array) -> int:
     with objmode(player="int64"):
         player = _to_move(state)
     return player
 
 
-@njit
-def end_code(params: Array, state: Array) -> int:
+@njit(cache=False)
+def _ask_end_code(state: Array) -> int:
     with objmode(code="int64"):
         code = _end_code(state)
     return code
 
 
-@njit
-def margin(params: Array, state: Array) -> float:
+@njit(cache=False)
+def _ask_margin(state: Array) -> float:
     with objmode(value="float64"):
         value = _margin(state)
     return value
 
 
-@njit
-def key(params: Array, state: Array) -> int:
+@njit(cache=False)
+def _ask_key(state: Array) -> int:
     with objmode(value="int64"):
         value = _key(state)
     return value
+
+
+@njit(cache=False)
+def _ask_evaluate(state: Array) -> float:
+    with objmode(value="float64"):
+        value = _evaluate(state)
+    return value
+
+
+@njit(cache=False)
+def _ask_move_order(state: Array, move: int) -> float:
+    with objmode(value="float64"):
+        value = _move_order(state, move)
+    return value
+
+
+@njit
+def legal_moves(params: Array, state: Array, out: Array) -> int:
+    return _ask_legal_moves(state, out)
+
+
+@njit
+def play(params: Array, state: Array, move: int) -> None:
+    _ask_play(state, move)
+
+
+@njit
+def undo(params: Array, state: Array) -> None:
+    _ask_undo(state)
+
+
+@njit
+def to_move(params: Array, state: Array) -> int:
+    return _ask_to_move(state)
+
+
+@njit
+def end_code(params: Array, state: Array) -> int:
+    return _ask_end_code(state)
+
+
+@njit
+def margin(params: Array, state: Array) -> float:
+    return _ask_margin(state)
+
+
+@njit
+def key(params: Array, state: Array) -> int:
+    return _ask_key(state)
 
 
 @njit
@@ -187,21 +238,19 @@ def history_reference(params: Array, state: Array) -> int:
 
 @njit
 def evaluate(params: Array, state: Array) -> float:
-    with objmode(value="float64"):
-        value = _evaluate(state)
-    return value
+    return _ask_evaluate(state)
 
 
 @njit
 def move_order(params: Array, state: Array, move: int) -> float:
-    with objmode(value="float64"):
-        value = _move_order(state, move)
-    return value
+    return _ask_move_order(state, move)
 
 
 def reference_twin(game: Game, plugin: GamePlugin[Any, Any]) -> FastTwin:
     """The twin of a variant whose game has no fast twin of its own."""
-    room = min(plugin.max_game_length(game), MAX_ROOM)
+    # two plies more than the longest game, as the fast twins give: the solver's deepest
+    # search goes room − 1 plies, and must reach the end of every game
+    room = min(plugin.max_game_length(game) + 2, MAX_ROOM)
 
     def from_reference(reference: State) -> Array:
         if reference.game != game:

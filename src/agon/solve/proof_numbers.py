@@ -2,12 +2,12 @@
 
 A test asks whether the side to move reaches at least ``beta`` (units, as in
 :mod:`agon.solve.kernels`). Iterative deepening answers it by searching every line to a limit
-that grows; a proof in Alak often needs one long line of captures (a ko fight) and many short
-ones, so most of that work is spent below the limit on lines no proof needs. df-pn instead
-follows, at each node, the move whose subtree looks cheapest to settle, judged by *proof* and
-*disproof numbers*: how many leaves must still be settled to prove, or to disprove, the node
-(Nagai's depth-first form of Allis's proof-number search, with the 1 + ε threshold of
-Pawlewicz and Lew). It has no depth limit, so every result it returns is proven.
+that grows; a proof often needs one long line of captures (a ko fight) and many short ones, so
+most of that work is spent below the limit on lines no proof needs. df-pn instead follows, at
+each node, the move whose subtree looks cheapest to settle, judged by *proof* and *disproof
+numbers*: how many leaves must still be settled to prove, or to disprove, the node (Nagai's
+depth-first form of Allis's proof-number search, with the 1 + ε threshold of Pawlewicz and Lew).
+It has no depth limit, so every result it returns is proven.
 
 Soundness is the negamax kernel's: whatever is proven is stored in the same bounds table, with
 the same record of what each bound rests on (docs/solver.md), and a child's result is read from

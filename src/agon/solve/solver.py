@@ -6,10 +6,10 @@ kernel stops when its node allowance runs out and the probe restarts, finding it
 subtrees in the table), so progress can be shown and Ctrl-C stops cleanly with the bounds
 proven so far (:class:`SolveInterrupted`).
 
-Values are Black's margin with perfect play. Alternator and tromp-taylor Alak are solved
-without komi (the komi only shifts every final margin); their value under the variant's komi
-is the solved value minus the komi. Traditional Alak is solved with its komi, since a draw by
-repetition is worth 0 whatever the komi.
+Values are Black's margin with perfect play. Where the komi only shifts every final margin, a
+variant is solved without it, and its game says whether the value then subtracts the komi or
+is given without it (:class:`~agon.core.plugin.KomiRule`); where a draw by repetition is worth
+0 whatever the komi, the search keeps it.
 """
 
 from __future__ import annotations
@@ -79,10 +79,8 @@ NEIGHBOUR_TESTS = 2
 NUMBERS_BITS = 22
 """The proof-number search's table of proof and disproof numbers has 2**NUMBERS_BITS buckets of
 two entries (24 bytes each, 200 MB), or as many as the transposition table where that has
-more; on small boards (:func:`is_small_board`) as many as the transposition table. Its size
-once mattered (baljeu 1 × 8: 15.7 million nodes with 2**16 buckets, 3.45 million with 2**22);
-with today's search it barely does (docs/solver.md: 118,100 nodes with 2**10, 128,500 with
-2**22)."""
+more; on small boards (:func:`is_small_board`) as many as the transposition table (how much
+its size matters: docs/solver.md, *Limits*)."""
 FIRST_TURN_NODES = 20_000
 """Nodes of a test's first proof-number turn (:meth:`Solver._turn`); each next turn doubles."""
 ALPHA_BETA_SHARE = 4
@@ -259,15 +257,15 @@ class Solution:
     """The solved value of a position and how it was found."""
 
     value: float
-    """Black's margin with perfect play: under the variant's rules, except that an Alternator
-    value leaves the komi out (:attr:`result_margin` puts it in)."""
+    """Black's margin with perfect play: under the variant's rules, except where the game
+    gives values without the komi (:attr:`komi`; :attr:`result_margin` puts it in)."""
     best_moves: list[Move]
     move_values: dict[Move, float] | None
     """Black's margin after each legal move, as :attr:`value` counts it (with openings)."""
     nodes: int
     seconds: float
     komi: float | None = None
-    """Alternator's komi, which :attr:`value` leaves out; None for Alak."""
+    """The komi :attr:`value` leaves out (:attr:`KomiRule.LEFT_OUT`), else None."""
     earlier: Work = field(default_factory=Work)
     """The work of the earlier runs whose saved tables this solve went on from (``nodes``
     and ``seconds`` are this run's)."""
@@ -322,19 +320,16 @@ def keeps_results_apart_from_history(twin: FastTwin) -> bool:
 def counts_setbacks(twin: FastTwin) -> bool:
     """Whether iterative deepening limits only the *setbacks* of a line, the moves that add no
     stone to the board (see :func:`agon.solve.kernels.negamax`), rather than its plies: where
-    the kernels can count stones and the rules have no pass (baljeu), so that only captures
-    prolong a game. (Where a pass also counts, tromp-taylor and traditional Alak, plies served
-    better: measured on tromp-taylor 1 × 9, 0.7 million nodes against 6.6 million.)"""
+    the kernels can count stones and the rules have no pass, so that only captures prolong a
+    game (where a pass also counts, plies serve better: docs/solver.md)."""
     return keeps_results_apart_from_history(twin) and twin.game.pass_move is None
 
 
 def refines_proof_numbers(twin: FastTwin) -> bool:
     """Whether the proof-number search uses weak proof numbers and starts each child from the
-    estimate (:mod:`agon.solve.proof_numbers`): where the rules have a pass (tromp-taylor and
-    traditional Alak), whose passes and returns to earlier positions make many transpositions.
-    Measured with both searches in turns, every opening's value: tromp-taylor 1 × 10 in 13 s
-    against 35 s, 1 × 11 in 213 s against more than 600 s, traditional 1 × 9 in 63 s against
-    88 s; but baljeu 1 × 8 (edge captures), its first opening, 93 s against 12 s."""
+    estimate (:mod:`agon.solve.proof_numbers`): where the rules have a pass, whose passes and
+    returns to earlier positions make many transpositions (the measurements for and against:
+    docs/solver.md)."""
     return twin.game.pass_move is not None
 
 
@@ -690,10 +685,10 @@ class Solver:
 
     def _deepening(self, array: Array) -> Iterator[int]:
         """The depth limits of iterative deepening from ``array``: :data:`FIRST_DEPTH`, then
-        :data:`DEPTH_STEP` plies more each time (a search costs about twice as much for two
-        more plies on Alak, so a coarser step overshoots the depth a proof needs at a high
-        price); in setbacks where :func:`counts_setbacks`. Games as short as Alternator's are
-        searched to their end at once."""
+        :data:`DEPTH_STEP` plies more each time (a coarser step overshoots the depth a proof
+        needs at a high price: docs/solver.md); in setbacks where :func:`counts_setbacks`.
+        Games whose arrays have room for fewer than four plies a move are searched to their
+        end at once."""
         plies = self.twin.room(array)
         first, step = FIRST_DEPTH, DEPTH_STEP
         if self.control[K.C_DEPTH_IN_SETBACKS]:
@@ -1050,10 +1045,14 @@ def _labelled(progress: Progress, label: str, message: str) -> None:
 
 
 def warm_up_kernels(game_name: str | None = None) -> None:
-    """Compile (or load) the solver's kernels for every game, or for the game of this name
-    only, by solving the tiny variant each game declares for it, so that no solve's seconds
-    count compiling."""
-    chosen = plugins() if game_name is None else {game_name: plugin(game_name)}
+    """Compile (or load) the solver's kernels for every game with a fast twin, or for the game
+    of this name only, by solving the tiny variant each game declares for it, so that no
+    solve's seconds count compiling. (A game without a twin shares the solver's kernels with
+    the others, and its callbacks compile afresh in every process: warmed up only by name.)"""
+    if game_name is None:
+        chosen = {name: found for name, found in plugins().items() if found.fast_twin}
+    else:
+        chosen = {game_name: plugin(game_name)}
     for found in chosen.values():
         tiny = found.solving.warm_up if found.solving is not None else None
         if tiny is not None:

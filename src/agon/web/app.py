@@ -24,9 +24,10 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from agon.core.errors import AgonError, IllegalMove, quoted
 from agon.core.texts import LANGUAGE_NAMES
 from agon.games import plugin, plugins
-from agon.web import pages
-from agon.web.arena import Arena, ArenaError, NewGame, NotFound
+from agon.web import pages, views
+from agon.web.arena import Arena, NewGame
 from agon.web.config import database_url
+from agon.web.errors import ArenaError, NotFound
 from agon.web.levels import DEFAULT_LEVEL, LEVELS, level_spec
 from agon.web.store import Store
 
@@ -72,7 +73,7 @@ def create_app(
 
     app = FastAPI(
         title="Agon arena",
-        summary="Play Alternator and Alak in the browser",
+        summary="Play the games of Agon in the browser",
         lifespan=lifespan,
         docs_url="/api/docs",
         openapi_url="/api/openapi.json",
@@ -212,8 +213,8 @@ def _add_api(app: FastAPI, arena: Arena) -> None:
     @app.get("/api/games/{game_id}")
     async def get_game(game_id: str, token: Token = None) -> dict[str, Any]:
         loaded = await arena.load(game_id)
-        arena.ensure_thinking(loaded)
-        return arena.view(loaded, token)
+        arena.computer.ensure_thinking(loaded)
+        return views.game_view(loaded, token)
 
     @app.post("/api/games/{game_id}/moves")
     async def play(game_id: str, body: MoveBody, token: Token = None) -> dict[str, Any]:
@@ -235,12 +236,12 @@ def _add_api(app: FastAPI, arena: Arena) -> None:
 
     @app.get("/api/games/{game_id}/choices")
     async def choices(
-        game_id: str, picked: Annotated[str, Query(max_length=200)], token: Token = None
+        game_id: str, picked: Annotated[str, Query(max_length=200)]
     ) -> dict[str, Any]:
         """What the board places picked so far (names, comma-separated, in order) make: a
         move, or the places that can come next and whether a legal move goes through each."""
         names = [name for name in picked.split(",") if name][:16]
-        return await arena.choices(game_id, token, names)
+        return await arena.choices(game_id, names)
 
     @app.get("/api/games/{game_id}/hint")
     async def hint(game_id: str, token: Token = None) -> dict[str, Any]:
@@ -279,8 +280,8 @@ def _add_api(app: FastAPI, arena: Arena) -> None:
             except NotFound as error:
                 await socket.close(code=4404, reason=str(error)[:100])
                 return
-            await socket.send_json({"type": "update", "view": arena.public_view(loaded)})
-            arena.ensure_thinking(loaded)
+            await socket.send_json({"type": "update", "view": views.public_view(loaded)})
+            arena.computer.ensure_thinking(loaded)
             following = asyncio.create_task(arena.follow(game_id, loaded.stored.revision))
             try:
                 while True:

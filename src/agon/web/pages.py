@@ -117,7 +117,7 @@ def _variant_query(game: Game, **changed: str) -> str:
 
 
 def _variant_tabs(game: Game, lang: str) -> str:
-    """A switch between the values of each choice the game offers (Alak's rule sets)."""
+    """A switch between the values of each choice the game offers (its rule sets, say)."""
     options = game.options()
     switches = []
     for option in game.option_specs:

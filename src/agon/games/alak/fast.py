@@ -1,4 +1,4 @@
-"""Alak's fast twin: the three rule sets of :mod:`agon.games.alak.rules` over int64 arrays.
+"""Alak's fast twin: the rules of :mod:`agon.games.alak.rules` over int64 arrays.
 
 The contract is :mod:`agon.core.fast`; ``tests/test_alak_fast.py`` checks it against the
 reference rules move by move. A board is two bitmasks, Black's and White's stones, bit ``p``
@@ -8,11 +8,13 @@ for point ``p`` (N ≤ 40 points fit one int64), so comparing boards is exact.
 
 ====================  =================================================================
 ``[0]``               N, the number of points
-``[1]``               rule set: 0 baljeu, 1 traditional, 2 tromp-taylor
-``[2]``               1 when a board end encloses a chain (baljeu with edge capture, and
-                      always under the other rules), else 0
-``[3]``               komi, as the bit pattern of its float64 (exact for any komi)
-``[4 …]``             Zobrist keys: 2N for stones (``2*p + colour``), N for just-captured
+``[1]`` … ``[5]``     the rule set's fields (:class:`~agon.games.alak.rules.RuleSet`): 1 where
+                      a player may pass, 1 where suicide is allowed, 1 where a point just
+                      captured is banned, the repetition rule (0 any earlier board, 1 ko),
+                      the scoring (0 stones, 1 area, 2 area and prisoners)
+``[6]``               1 when a board end encloses a chain, else 0
+``[7]``               komi, as the bit pattern of its float64 (exact for any komi)
+``[8 …]``             Zobrist keys: 2N for stones (``2*p + colour``), N for just-captured
                       points, 2N for the ko board's stones, then one each for White to move,
                       0/1/2 passes (three), "a ko board is set", the prisoners' salt, and the
                       history's salts for Black and for White to move
@@ -27,12 +29,12 @@ then the history as position records, then the index of the history's boards.
 ``[3]``           passes just played in a row
 ``[4]``           points vacated by the last move's capture (bitmask)
 ``[5]``, ``[6]``  prisoners taken by Black and by White
-``[7]``, ``[8]``  the ko board (traditional): Black's and White's stones before the last move
+``[7]``, ``[8]``  the ko board (under ko): Black's and White's stones before the last move
 ``[9]``           1 when a ko board is set, else 0
 ``[10]``          ``history_key``: the sum of a hash of every board in the history and the
-                  present one, each distinct board once (baljeu, tromp-taylor); of every
-                  ``board:side`` position, repeats counted (traditional); kept up to date by
-                  ``play``
+                  present one, each distinct board once (where no earlier board may
+                  return); of every ``board:side`` position, repeats counted (under ko); kept
+                  up to date by ``play``
 ``[11]``          history length H: earlier positions, loaded ones included
 ``[12]``          how many of them were loaded (from a position text's ``seen=``): ``undo``
                   stops there
@@ -45,29 +47,26 @@ The *index* finds a board in the history without scanning it: the records are ch
 hash of their board into ``BUCKETS`` lists, newest first. The index holds the head of each
 list (record number + 1, 0 for none), then, per record, the next older record of its list. The
 history is a stack, so ``play`` pushes a record on its list and ``undo`` pops it off again, and
-``play`` then ``undo`` restores the array bit for bit. Scanning the history cost O(N·H) a move,
-which made the rules with a pass quadratic in a game's length (docs/search.md, *Measured*); the
-lists are short (a few records on average even after thousands of plies) and their heads take
-8 KB, which stays in cache where a hash table sized for the array's capacity did not.
+``play`` then ``undo`` restores the array bit for bit. The lists are short, and their heads
+stay in cache (why an index, and why this one: docs/changelog.md).
 
-A loaded history entry knows only its board, and its side to move under the traditional rules
+A loaded history entry knows only its board, and its side to move under ko
 (``board:x``); its side is -1 otherwise and its other fields are 0. Every move pushes the
 whole current record, so the history is also the undo stack: ``undo`` pops the last record
 back into ``[0:11]``.
 
-The rules bound a game only by the number of distinct boards, and random games are long under
-the rules with a pass (passing only when forced; measured on 200 games each: on 11 points,
-traditional up to 2,400 plies, tromp-taylor up to 4,700, median 1,700; on 9 points up to 1,500;
-baljeu stays under 40). The capacity is therefore the history already there plus
-``64*N*N + 64`` more plies (7,808 on 11 points), and ``play`` raises rather than write past it.
+The rules bound a game only by the number of distinct boards, and random games are long where
+one may pass (thousands of plies on 11 points: docs/search.md). The capacity is therefore the
+history already there plus ``64*N*N + 64`` more plies (7,808 on 11 points), and ``play``
+raises rather than write past it.
 ``state[13] - state[11]`` is the room left: a search that plays long random games on boards
 of more than about 11 points must cut them short (or create a new array).
 
 ``key`` hashes what the rules read from the present position: the board and the side to move;
-the just-captured points (baljeu); the passes (traditional, tromp-taylor); the prisoners and
-the ko board (traditional; a ko board equal to the present board forbids nothing and is left
-out). It does NOT cover the history (no-repetition, superko, third repetition):
-``history_key`` does, and a search may share a result only where both keys match.
+the just-captured points (where they are banned); the passes (where one may pass); the prisoners
+(where they count) and the ko board (under ko; a ko board equal to the present board forbids
+nothing and is left out). It does NOT cover the history (no-repetition, superko, third
+repetition): ``history_key`` does, and a search may share a result only where both keys match.
 """
 
 from __future__ import annotations
@@ -89,18 +88,21 @@ from agon.games.alak.rules import (
     STONES,
     Alak,
     AlakPosition,
-    AlakRules,
     AlakState,
+    Repetition,
+    RuleSet,
+    Scoring,
 )
 
-BALJEU, TRADITIONAL, TROMP_TAYLOR = 0, 1, 2
-RULE_CODES = {
-    AlakRules.BALJEU: BALJEU,
-    AlakRules.TRADITIONAL: TRADITIONAL,
-    AlakRules.TROMP_TAYLOR: TROMP_TAYLOR,
+ANY_EARLIER_BOARD, KO = 0, 1
+REPETITION_CODES = {Repetition.ANY_EARLIER_BOARD: ANY_EARLIER_BOARD, Repetition.KO: KO}
+STONES_ONLY, AREA, AREA_AND_PRISONERS = 0, 1, 2
+SCORING_CODES = {
+    Scoring.STONES: STONES_ONLY, Scoring.AREA: AREA, Scoring.AREA_AND_PRISONERS: AREA_AND_PRISONERS
 }
 
-P_SIZE, P_RULES, P_EDGE, P_KOMI, P_ZOBRIST = 0, 1, 2, 3, 4
+P_SIZE, P_PASSING, P_SUICIDE, P_CAPTURE_BAN, P_REPETITION, P_SCORING = 0, 1, 2, 3, 4, 5
+P_EDGE, P_KOMI, P_ZOBRIST = 6, 7, 8
 
 S_BLACK, S_WHITE, S_SIDE, S_PASSES, S_CAPTURED, S_PRISONERS = 0, 1, 2, 3, 4, 5
 S_KO_BLACK, S_KO_WHITE, S_KO_SET, S_HISTORY_KEY = 7, 8, 9, 10
@@ -118,10 +120,10 @@ NOT_OVER, BLACK_STUCK, WHITE_STUCK, BOTH_PASSED, THIRD_REPETITION = 0, 1, 2, 3, 
 
 ZOBRIST_SEED = 0xA1A4
 
-# What capturing a stone is worth to ``evaluate`` (docs/evaluation.md, "## Alak"): under baljeu
-# the stone leaves the board; elsewhere its point also turns to the captor's area.
-BALJEU_CAPTURE_VALUE = 1.0
-CAPTURE_VALUE = 2.0
+# What capturing a stone is worth to ``evaluate`` (docs/evaluation.md, "## Alak"): where stones
+# are counted it leaves the board; where area is, its point also turns to the captor's area.
+STONE_CAPTURE_VALUE = 1.0
+AREA_CAPTURE_VALUE = 2.0
 
 
 def history_margin(size: int) -> int:
@@ -252,7 +254,7 @@ def _index_pop(state: Array, index: int) -> None:
 
 @njit(cache=True)
 def _latest_occurrence(state: Array, black: int, white: int) -> int:
-    """The index of the last history record with this board, or -1 (baljeu, tromp-taylor)."""
+    """The index of the last history record with this board, or -1."""
     entry = state[_index_head(state, black, white)]
     while entry:
         base = HEADER + RECORD * (entry - 1)
@@ -265,7 +267,7 @@ def _latest_occurrence(state: Array, black: int, white: int) -> int:
 @njit(cache=True)
 def _occurrences(state: Array) -> tuple[int, int]:
     """How often the present board with the present side to move has occurred, now included,
-    and the index of its first earlier occurrence, -1 if none (traditional)."""
+    and the index of its first earlier occurrence, -1 if none (under ko)."""
     black, white, side = state[S_BLACK], state[S_WHITE], state[S_SIDE]
     count, first = 1, -1
     entry = state[_index_head(state, black, white)]
@@ -287,14 +289,14 @@ def _placement_before_history(
     params: Array, state: Array, point: int
 ) -> tuple[bool, int, int, int]:
     """What the rules say of placing on ``point`` before they look at earlier boards (an
-    empty point, not just captured under baljeu, no suicide elsewhere), and if allowed so far
-    the board after it and the captures."""
+    empty point, not just captured where that is banned, no suicide where that is forbidden),
+    and if allowed so far the board after it and the captures."""
     black, white = state[S_BLACK], state[S_WHITE]
-    rules = params[P_RULES]
-    if _bit(black | white, point) or (rules == BALJEU and _bit(state[S_CAPTURED], point)):
+    banned = params[P_CAPTURE_BAN] != 0 and _bit(state[S_CAPTURED], point)
+    if _bit(black | white, point) or banned:
         return False, 0, 0, 0
     black, white, captured = _place(params, state, point)
-    if rules != BALJEU and captured == 0:
+    if params[P_SUICIDE] == 0 and captured == 0:
         own = black if state[S_SIDE] == 0 else white
         if not _chain_has_liberty(own, black | white, point, params[P_SIZE]):
             return False, 0, 0, 0
@@ -307,8 +309,7 @@ def _placement(params: Array, state: Array, point: int) -> tuple[bool, int, int,
     allowed, black, white, captured = _placement_before_history(params, state, point)
     if not allowed:
         return False, 0, 0, 0
-    rules = params[P_RULES]
-    if rules == TRADITIONAL:
+    if params[P_REPETITION] == KO:
         if state[S_KO_SET] and black == state[S_KO_BLACK] and white == state[S_KO_WHITE]:
             return False, 0, 0, 0
     elif _latest_occurrence(state, black, white) >= 0:
@@ -320,12 +321,9 @@ def _placement(params: Array, state: Array, point: int) -> tuple[bool, int, int,
 @njit(cache=True)
 def _over_before_placements(params: Array, state: Array) -> int:
     """The end code that does not depend on the placements (passes, third repetition)."""
-    rules = params[P_RULES]
-    if rules == BALJEU:
-        return NOT_OVER
-    if state[S_PASSES] >= 2:
+    if params[P_PASSING] and state[S_PASSES] >= 2:
         return BOTH_PASSED
-    if rules == TRADITIONAL and _occurrences(state)[0] >= 3:
+    if params[P_REPETITION] == KO and _occurrences(state)[0] >= 3:
         return THIRD_REPETITION
     return NOT_OVER
 
@@ -357,7 +355,8 @@ def _territory(params: Array, state: Array) -> tuple[int, int]:
 
 @njit(cache=True)
 def _position_hash(params: Array, black: int, white: int, side: int) -> int:
-    """A hash of one history entry: a board, with its side to move (traditional) or 0."""
+    """A hash of one history entry: a board, with its side to move (where positions repeat,
+    under ko) or 0."""
     salt = params[P_ZOBRIST + 5 * params[P_SIZE] + 6 + side]
     return mix(black ^ mix(white ^ salt))
 
@@ -368,13 +367,13 @@ def _index_history(params: Array, state: Array) -> None:
     the history records (an array just written from a reference state), as ``play`` would
     have, one record after another."""
     length = state[S_HISTORY_LENGTH]
-    traditional = params[P_RULES] == TRADITIONAL
+    positions = params[P_REPETITION] == KO
     running = 0
     for index in range(length + 1):
         state[S_HISTORY_LENGTH] = index  # the records before this one
         base = HEADER + RECORD * index if index < length else 0
         black, white = state[base + S_BLACK], state[base + S_WHITE]
-        if traditional:
+        if positions:
             running += _position_hash(params, black, white, state[base + S_SIDE])
         elif _latest_occurrence(state, black, white) < 0:
             running += _position_hash(params, black, white, 0)
@@ -402,7 +401,7 @@ def legal_moves(params: Array, state: Array, out: Array) -> int:
         if _placement(params, state, point)[0]:
             out[count] = point
             count += 1
-    if params[P_RULES] != BALJEU:
+    if params[P_PASSING]:
         out[count] = n
         count += 1
     return count
@@ -420,8 +419,8 @@ def play(params: Array, state: Array, move: int) -> None:
     state[S_HISTORY_LENGTH] = length + 1
     _index_push(state, length)
     side = state[S_SIDE]
-    traditional = params[P_RULES] == TRADITIONAL
-    if traditional:
+    ko = params[P_REPETITION] == KO
+    if ko:
         # the board before this move, which the next placement may not recreate
         state[S_KO_BLACK], state[S_KO_WHITE], state[S_KO_SET] = state[S_BLACK], state[S_WHITE], 1
     is_pass = move == params[P_SIZE]
@@ -435,7 +434,7 @@ def play(params: Array, state: Array, move: int) -> None:
         state[S_PASSES] = 0
     state[S_SIDE] = 1 - side
     # every position counts towards third repetition; only a placement makes a new board
-    if traditional:
+    if ko:
         state[S_HISTORY_KEY] += _position_hash(params, state[S_BLACK], state[S_WHITE], 1 - side)
     elif not is_pass:
         state[S_HISTORY_KEY] += _position_hash(params, state[S_BLACK], state[S_WHITE], 0)
@@ -458,10 +457,11 @@ def undo(params: Array, state: Array) -> None:
 
 @njit(cache=True)
 def end_code(params: Array, state: Array) -> int:
-    """0 while the game goes on; else BLACK_STUCK/WHITE_STUCK (baljeu: the side to move has
-    no placement), BOTH_PASSED, or THIRD_REPETITION (traditional)."""
-    if params[P_RULES] != BALJEU:
-        return _over_before_placements(params, state)
+    """0 while the game goes on; else BLACK_STUCK/WHITE_STUCK (no pass: the side to move has
+    no placement), BOTH_PASSED, or THIRD_REPETITION (ko)."""
+    code = _over_before_placements(params, state)
+    if code != NOT_OVER or params[P_PASSING]:
+        return code
     for point in range(params[P_SIZE]):
         if _placement(params, state, point)[0]:
             return NOT_OVER
@@ -480,17 +480,17 @@ def to_move(params: Array, state: Array) -> int:
 def margin(params: Array, state: Array) -> float:
     """Black's points minus White's as the rules count them now, komi included; 0 for a
     third-repetition draw."""
-    rules = params[P_RULES]
-    black = popcount(state[S_BLACK])
-    white = popcount(state[S_WHITE])
-    if rules == BALJEU:
-        return float(black - white)
+    scoring = params[P_SCORING]
     if _over_before_placements(params, state) == THIRD_REPETITION:
         return 0.0
+    black = popcount(state[S_BLACK])
+    white = popcount(state[S_WHITE])
+    if scoring == STONES_ONLY:
+        return float(black - white)
     black_area, white_area = _territory(params, state)
     black += black_area
     white += white_area
-    if rules == TRADITIONAL:
+    if scoring == AREA_AND_PRISONERS:
         black += state[S_PRISONERS]
         white += state[S_PRISONERS + 1]
     return float(black) - (float(white) + _komi(params))
@@ -500,7 +500,6 @@ def margin(params: Array, state: Array) -> float:
 def key(params: Array, state: Array) -> int:
     """Zobrist hash of what the rules read from the present position (not the history)."""
     n = params[P_SIZE]
-    rules = params[P_RULES]
     stones = P_ZOBRIST
     captured = stones + 2 * n
     ko = captured + n
@@ -516,14 +515,15 @@ def key(params: Array, state: Array) -> int:
             value ^= params[stones + 2 * point + 1]
     if state[S_SIDE]:
         value ^= params[side_key]
-    if rules == BALJEU:
+    if params[P_CAPTURE_BAN]:
         for point in range(n):
             if _bit(state[S_CAPTURED], point):
                 value ^= params[captured + point]
-    else:
+    if params[P_PASSING]:
         value ^= params[passes + min(state[S_PASSES], 2)]
-    if rules == TRADITIONAL:
+    if params[P_SCORING] == AREA_AND_PRISONERS:
         value ^= mix(params[prisoners] + (state[S_PRISONERS] << 32) + state[S_PRISONERS + 1])
+    if params[P_REPETITION] == KO:
         ko_black, ko_white = state[S_KO_BLACK], state[S_KO_WHITE]
         if state[S_KO_SET] and (ko_black != black or ko_white != white):
             value ^= params[ko_set]
@@ -537,8 +537,8 @@ def key(params: Array, state: Array) -> int:
 
 @njit(cache=True)
 def history_key(params: Array, state: Array) -> int:
-    """A hash of the history the rules still read: the set of boards seen (baljeu,
-    tromp-taylor), the multiset of positions seen (traditional)."""
+    """A hash of the history the rules still read: the set of boards seen (where no earlier
+    board may come again), the multiset of positions seen (under ko, for third repetition)."""
     return state[S_HISTORY_KEY]  # type: ignore[no-any-return]
 
 
@@ -558,10 +558,10 @@ def history_board(params: Array, state: Array, index: int) -> int:
 @njit(cache=True)
 def history_reference(params: Array, state: Array) -> int:
     """The earliest history record that decides something now (see :mod:`agon.core.fast`):
-    placements refused by no-repetition or superko, and a third repetition."""
+    placements refused because their board was seen before, and a third repetition."""
     if _over_before_placements(params, state) == BOTH_PASSED:
         return NO_REFERENCE
-    if params[P_RULES] == TRADITIONAL:
+    if params[P_REPETITION] == KO:
         # ko reads the ko board, part of the present position; only the third repetition
         # reads the history
         count, first = _occurrences(state)
@@ -581,19 +581,19 @@ def evaluate(params: Array, state: Array) -> float:
     """Heuristic final margin (Black minus White) of an ongoing position; see
     docs/evaluation.md, "Alak"."""
     n = params[P_SIZE]
-    rules = params[P_RULES]
+    scoring = params[P_SCORING]
     side = state[S_SIDE]
     own, enemy = state[S_BLACK + side], state[S_BLACK + 1 - side]
     occupied = own | enemy
     # the count as it would stand if the game ended now, from the mover's point of view
     value = float(popcount(own) - popcount(enemy))
     territory = 0
-    if rules != BALJEU:
+    if scoring != STONES_ONLY:
         black_area, white_area = _territory(params, state)
         territory = black_area + white_area
         value += (black_area - white_area) * (1 - 2 * side)
         value -= _komi(params) * (1 - 2 * side)
-        if rules == TRADITIONAL:
+        if scoring == AREA_AND_PRISONERS:
             value += state[S_PRISONERS + side] - state[S_PRISONERS + 1 - side]
     count_now = value
     # chains one placement can capture: the mover's best target, the mover's two largest
@@ -622,13 +622,13 @@ def evaluate(params: Array, state: Array) -> float:
             threatened, second_threatened = size, threatened
         else:
             second_threatened = max(second_threatened, size)
-    stone_value = BALJEU_CAPTURE_VALUE if rules == BALJEU else CAPTURE_VALUE
+    stone_value = STONE_CAPTURE_VALUE if scoring == STONES_ONLY else AREA_CAPTURE_VALUE
     value += stone_value * max(best_target - threatened, -second_threatened)
     # the side to move gets the odd point of those still to be filled: every empty point
-    # (baljeu), the empty points outside territory (elsewhere)
+    # (where stones are counted), the empty points outside territory (where area is)
     open_points = popcount(_span(0, n - 1) & ~occupied) - territory
     value += open_points % 2
-    if rules != BALJEU and state[S_PASSES] == 1:
+    if params[P_PASSING] and state[S_PASSES] == 1:
         value = max(value, count_now)  # a pass ends the game with the count as it stands
     return value if side == 0 else -value
 
@@ -674,14 +674,14 @@ def _board_text(black: int, white: int, size: int) -> str:
     )
 
 
-def _write_position(array: Array, offset: int, position: AlakPosition, rules: AlakRules) -> None:
+def _write_position(array: Array, offset: int, position: AlakPosition, rules: RuleSet) -> None:
     black, white = _board_masks(position.board)
     array[offset + S_BLACK], array[offset + S_WHITE] = black, white
     array[offset + S_SIDE] = int(position.player)
     array[offset + S_PASSES] = position.passes
     array[offset + S_CAPTURED] = sum(1 << point for point in position.captured)
     array[offset + S_PRISONERS], array[offset + S_PRISONERS + 1] = position.prisoners
-    if rules is AlakRules.TRADITIONAL and position.ko_board is not None:
+    if rules.repetition is Repetition.KO and position.ko_board is not None:
         ko_black, ko_white = _board_masks(position.ko_board)
         array[offset + S_KO_BLACK], array[offset + S_KO_WHITE] = ko_black, ko_white
         array[offset + S_KO_SET] = 1
@@ -705,18 +705,26 @@ def _params(game: Alak) -> Array:
     rng = np.random.default_rng(ZOBRIST_SEED + game.size)
     zobrist = rng.integers(-(2**63), 2**63 - 1, size=5 * game.size + 8, dtype=np.int64)
     komi_bits = np.array([game.komi], dtype=np.float64).view(np.int64)
-    head = [game.size, RULE_CODES[game.rules], int(game.edge_encloses), int(komi_bits[0])]
+    rules = game.rule_set
+    head = [
+        game.size, int(rules.passing), int(rules.suicide), int(rules.capture_ban),
+        REPETITION_CODES[rules.repetition], SCORING_CODES[rules.scoring], int(game.edge_encloses),
+        int(komi_bits[0]),
+    ]
     return np.concatenate([np.array(head, dtype=np.int64), zobrist])
 
 
 def _end_reasons(game: Alak) -> dict[int, str]:
-    if game.rules is AlakRules.BALJEU:
-        return {
-            BLACK_STUCK + player: REASON_NO_PLACEMENT.format(player=player.name.capitalize())
-            for player in Player
-        }
-    reasons = {BOTH_PASSED: REASON_PASSES}
-    if game.rules is AlakRules.TRADITIONAL:
+    rules = game.rule_set
+    reasons = {}
+    if rules.passing:
+        reasons[BOTH_PASSED] = REASON_PASSES
+    else:
+        for player in Player:
+            reasons[BLACK_STUCK + player] = REASON_NO_PLACEMENT.format(
+                player=player.name.capitalize()
+            )
+    if rules.repetition is Repetition.KO:
         reasons[THIRD_REPETITION] = REASON_REPETITION
     return reasons
 
@@ -724,7 +732,8 @@ def _end_reasons(game: Alak) -> dict[int, str]:
 @cache
 def fast_twin(game: Alak) -> FastTwin:
     """The fast twin of an Alak variant (one per variant)."""
-    size, rules = game.size, game.rules
+    size, rules = game.size, game.rule_set
+    positions = rules.repetition is Repetition.KO  # (the history lists positions, not boards)
     params = _params(game)
 
     def from_reference(reference: State) -> Array:
@@ -757,7 +766,7 @@ def fast_twin(game: Alak) -> FastTwin:
         for index in range(int(array[S_HISTORY_LENGTH])):
             base = HEADER + RECORD * index
             token = _board_text(int(array[base + S_BLACK]), int(array[base + S_WHITE]), size)
-            if rules is AlakRules.TRADITIONAL:
+            if positions:
                 token += ":" + STONES[int(array[base + S_SIDE])]
             tokens.append(token)
         return AlakState(game, _read_position(array, size), tokens).position()
@@ -784,6 +793,6 @@ def fast_twin(game: Alak) -> FastTwin:
         history_reference=history_reference,
         evaluate=evaluate,
         move_order=move_order,
-        repeats_count=rules is AlakRules.TRADITIONAL,
+        repeats_count=positions,
         board_points=size,
     )

@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING
 
 from agon.core.plugin import BoardRenderer, GamePlugin, KomiRule, Observation, Solving
 from agon.games.alak import observation
-from agon.games.alak.rules import Alak, AlakRules, AlakState
+from agon.games.alak.rules import Alak, AlakState, Repetition, Scoring
 
 if TYPE_CHECKING:
     from agon.core.fast import FastTwin
@@ -16,8 +16,6 @@ if TYPE_CHECKING:
 
 SMALL_POINTS = 7
 """Boards of up to this many points are solved in at most a few hundred thousand nodes."""
-REPEATS = {AlakRules.BALJEU: 1, AlakRules.TROMP_TAYLOR: 2, AlakRules.TRADITIONAL: 4}
-"""Moves per board a game can take (the length bound's factor, see :func:`_max_game_length`)."""
 
 
 def _renderer() -> BoardRenderer:
@@ -45,10 +43,12 @@ def _symmetries(game: Alak) -> Symmetries:
 
 
 def _max_game_length(game: Alak) -> int:
-    """Every rule set bounds a game by the number of boards, 3^N: baljeu's no-repetition
-    allows 3^N − 1 placements; tromp-taylor's superko as many, with a pass between any two;
-    traditional ends at the third occurrence of a (board, player) position: 4 × 3^N."""
-    return REPEATS[game.rules] * int(3**game.size)
+    """Every rule set bounds a game by the number of boards, 3^N: where no earlier board may
+    return, 3^N − 1 placements, and where one may pass, a pass between any two; under ko a
+    game ends at the third occurrence of a (board, player) position: 4 × 3^N."""
+    rules = game.rule_set
+    repeats = 4 if rules.repetition is Repetition.KO else 2 if rules.passing else 1
+    return repeats * int(3**game.size)
 
 
 def _table_bits(game: Alak) -> int:
@@ -80,11 +80,14 @@ PLUGIN: GamePlugin[Alak, AlakState] = GamePlugin(
     solving=Solving(
         table_bits=_table_bits,
         small=_small,
-        # traditional prisoners make the margin unbounded
-        largest_margin=lambda game: None if game.rules is AlakRules.TRADITIONAL else game.size,
-        # a draw by repetition is worth 0 whatever the komi: traditional searches with it
+        # prisoners make the margin unbounded
+        largest_margin=lambda game: (
+            None if game.rule_set.scoring is Scoring.AREA_AND_PRISONERS else game.size
+        ),
+        # a draw by repetition is worth 0 whatever the komi: under ko the search keeps it
         komi_rule=lambda game: (
-            KomiRule.SUBTRACTED if game.rules is AlakRules.TROMP_TAYLOR else KomiRule.SEARCHED
+            KomiRule.SEARCHED if game.rule_set.repetition is Repetition.KO
+            else KomiRule.SUBTRACTED
         ),
         without_komi=lambda game: replace(game, komi_points=0.0),
         symmetries=_symmetries,
@@ -104,5 +107,12 @@ PLUGIN: GamePlugin[Alak, AlakState] = GamePlugin(
         ("alak-5-tromp-taylor-komi-1", {"size": 5, "rules": "tromp-taylor", "komi": 1}),
     ),
     catalogue=_catalogue,
+    variant_examples=(
+        {},
+        {"size": 6},
+        {"size": 7, "edge_capture": False},
+        {"size": 3, "rules": "traditional", "komi": 0.5},
+        {"size": 6, "rules": "tromp-taylor"},
+    ),
     order=2,
 )

@@ -9,7 +9,7 @@ from rich.console import Group, RenderableType
 from rich.text import Text
 
 from agon.core.render import status_lines
-from agon.games.alak.rules import EMPTY, STONES, AlakRules, AlakState
+from agon.games.alak.rules import EMPTY, STONES, AlakState, Scoring
 
 CAPTURED_TEXT = "*"
 # Rich: stones as discs, the points just captured as red crosses, the last stone underlined.
@@ -34,10 +34,10 @@ def _notes(state: AlakState) -> list[str]:
     if state.just_captured:
         points = ", ".join(str(p + 1) for p in sorted(state.just_captured))
         line = f"Just captured: {points}"
-        if state.game.rules is AlakRules.BALJEU and not state.is_over:
+        if state.game.rule_set.capture_ban and not state.is_over:
             line += " (the side to move may not place there now)"
         lines.append(line)
-    if state.game.rules is AlakRules.TRADITIONAL:
+    if state.game.rule_set.scoring is Scoring.AREA_AND_PRISONERS:
         black, white = state.prisoners
         lines.append(f"Prisoners: Black {black}, White {white}")
     return lines

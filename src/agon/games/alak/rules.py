@@ -1,4 +1,9 @@
-"""Alak's rules in three rule sets, written to be read (``fast.py`` is tested against them).
+"""Alak's rules, written to be read (``fast.py`` is tested against them).
+
+A rule set is a value of independent fields (:class:`RuleSet`: whether one may pass, commit
+suicide or retake a point just captured, which repetitions are forbidden, how the end is
+counted), as a Go engine keeps its rules; the three named rule sets are presets of them, and
+the code below asks the fields, never the preset's name.
 
 Points are numbered 0…N−1 internally (1…N, or a…, in notation). A board is a string of
 ``x`` (Black), ``o`` (White) and ``.`` (empty). Every move number below N places a stone on
@@ -24,7 +29,47 @@ EMPTY = "."
 STONES = ("x", "o")  # indexed by Player
 
 
+class Repetition(StrEnum):
+    """Which returns to an earlier position the rules forbid."""
+
+    ANY_EARLIER_BOARD = "any earlier board"
+    """No placement may recreate any board seen before in the game (positional superko)."""
+    KO = "ko"
+    """No placement may recreate the board as it stood before the opponent's last move; and a
+    position (board and side to move) that occurs for the third time ends the game, drawn."""
+
+
+class Scoring(StrEnum):
+    """What each side's points are at the end."""
+
+    STONES = "stones"
+    """Its stones on the board."""
+    AREA = "area"
+    """Its stones, and the empty points in runs bordered by its stones only (area)."""
+    AREA_AND_PRISONERS = "area and prisoners"
+    """Area, and the stones it captured."""
+
+
+@dataclass(frozen=True)
+class RuleSet:
+    """One rule set, field by field."""
+
+    passing: bool
+    """A player may pass, and two passes in a row end the game. Without it placing is
+    compulsory, and the game ends when the player to move has no legal placement."""
+    suicide: bool
+    """A placement that captures nothing may leave its own chain without a liberty."""
+    capture_ban: bool
+    """No stone may be placed on a point where one was captured by the last move."""
+    repetition: Repetition
+    repetition_name: str
+    """What the rule set calls its repetition rule, in messages."""
+    scoring: Scoring
+
+
 class AlakRules(StrEnum):
+    """The named rule sets (:data:`RULE_SETS` gives their fields)."""
+
     BALJEU = "baljeu"
     TRADITIONAL = "traditional"
     TROMP_TAYLOR = "tromp-taylor"
@@ -37,6 +82,28 @@ class AlakRules(StrEnum):
                 return rules
         names = ", ".join(r.value for r in cls)
         raise AgonError(f"unknown Alak rules {quoted(text)}: choose one of {names}")
+
+    @property
+    def fields(self) -> RuleSet:
+        return RULE_SETS[self]
+
+
+RULE_SETS = {
+    AlakRules.BALJEU: RuleSet(
+        passing=False, suicide=True, capture_ban=True,
+        repetition=Repetition.ANY_EARLIER_BOARD, repetition_name="no repetition",
+        scoring=Scoring.STONES,
+    ),
+    AlakRules.TRADITIONAL: RuleSet(
+        passing=True, suicide=False, capture_ban=False,
+        repetition=Repetition.KO, repetition_name="ko", scoring=Scoring.AREA_AND_PRISONERS,
+    ),
+    AlakRules.TROMP_TAYLOR: RuleSet(
+        passing=True, suicide=False, capture_ban=False,
+        repetition=Repetition.ANY_EARLIER_BOARD, repetition_name="positional superko",
+        scoring=Scoring.AREA,
+    ),
+}
 
 
 REASON_NO_PLACEMENT = "{player} has no legal placement"
@@ -61,8 +128,10 @@ class Alak(Game):
         Option(
             "rules", "choice", AlakRules.BALJEU, "The rule set.", label="Rule set",
             choices=(
-                Choice("baljeu", "Baljeu (no pass)",
-                       "placing is compulsory; the side with more stones at the end wins."),
+                Choice(
+                    "baljeu", "Baljeu",
+                    "no pass: placing is compulsory; the side with more stones at the end wins.",
+                ),
                 Choice("traditional", "Traditional",
                        "pass allowed, no suicide, ko; territory + stones + prisoners."),
                 Choice("tromp-taylor", "Tromp–Taylor",
@@ -86,10 +155,9 @@ class Alak(Game):
             raise AgonError(f"an Alak board has 1 to {MAX_POINTS} points, not {self.size}")
         object.__setattr__(self, "rules", AlakRules.parse(str(self.rules)))
         check_komi(self.komi_points)
-        if self.rules is AlakRules.BALJEU:
-            if self.komi_points:
-                raise AgonError("the baljeu rules count stones and have no komi")
-        elif not self.edge_capture:
+        if self.rule_set.scoring is Scoring.STONES and self.komi_points:
+            raise AgonError(f"the {self.rules.value} rules count stones and have no komi")
+        if self.rules is not AlakRules.BALJEU and not self.edge_capture:
             raise AgonError(
                 f"edge capture is an option of the baljeu rules only: under {self.rules.value} "
                 "rules the board's ends are never liberties"
@@ -125,8 +193,12 @@ class Alak(Game):
         return cls(values["size"], values["rules"], values["edge_capture"], values["komi"])
 
     @property
+    def rule_set(self) -> RuleSet:
+        return self.rules.fields
+
+    @property
     def has_pass(self) -> bool:
-        return self.rules is not AlakRules.BALJEU
+        return self.rule_set.passing
 
     @property
     def num_actions(self) -> int:
@@ -138,8 +210,9 @@ class Alak(Game):
 
     @property
     def edge_encloses(self) -> bool:
-        """Whether a chain against a board end can be captured from its other side."""
-        return self.edge_capture or self.rules is not AlakRules.BALJEU
+        """Whether a chain against a board end can be captured from its other side (always,
+        but where the rule set lets edge capture be turned off)."""
+        return self.edge_capture
 
     def new_state(self) -> AlakState:
         return AlakState(self, AlakPosition(EMPTY * self.size, Player.BLACK))
@@ -158,7 +231,9 @@ class Alak(Game):
         # "p" is short for pass, except on boards long enough to have a point p (the 16th).
         if cleaned == "pass" or (cleaned == "p" and self.size < 16):
             if not self.has_pass:
-                raise NotationError("there is no pass in the baljeu rules: placing is compulsory")
+                raise NotationError(
+                    f"there is no pass in the {self.rules.value} rules: placing is compulsory"
+                )
             return self.size
         if cleaned.isdecimal():
             point = _point_number(cleaned) - 1
@@ -290,7 +365,7 @@ class AlakState(State):
         return list(self._loaded_history) + [self._token(p) for p in self._stack]
 
     def _token(self, position: AlakPosition) -> str:
-        if self.game.rules is AlakRules.TRADITIONAL:
+        if self.game.rule_set.repetition is Repetition.KO:  # (positions repeat, not boards)
             return f"{position.board}:{STONES[position.player]}"
         return position.board
 
@@ -303,15 +378,13 @@ class AlakState(State):
 
     @property
     def end_reason(self) -> str | None:
-        rules = self.game.rules
-        if rules is AlakRules.BALJEU:
-            if not self._placements():
-                return REASON_NO_PLACEMENT.format(player=self.current.player.name.capitalize())
-            return None
-        if self.current.passes >= 2:
+        rules = self.game.rule_set
+        if rules.passing and self.current.passes >= 2:
             return REASON_PASSES
-        if rules is AlakRules.TRADITIONAL and self._repetitions() >= 3:
+        if rules.repetition is Repetition.KO and self._repetitions() >= 3:
             return REASON_REPETITION
+        if not rules.passing and not self._placements():
+            return REASON_NO_PLACEMENT.format(player=self.current.player.name.capitalize())
         return None
 
     def _repetitions(self) -> int:
@@ -323,21 +396,24 @@ class AlakState(State):
         name = game.point_name(point)
         if now.board[point] != EMPTY:
             return f"point {name} is occupied"
-        if game.rules is AlakRules.BALJEU and point in now.captured:
+        rules = game.rule_set
+        if rules.capture_ban and point in now.captured:
             return f"a stone may not be placed where one was just captured (point {name})"
         stone = STONES[now.player]
         board, captured = place_stone(now.board, point, stone, game.edge_encloses)
         suicide = not captured and not chain_has_liberty(board, point, True)
-        if game.rules is not AlakRules.BALJEU and suicide:
+        if suicide and not rules.suicide:
             return f"suicide: the stone at {name} would leave its own chain without a liberty"
-        if game.rules is AlakRules.TRADITIONAL and board == now.ko_board:
+        if rules.repetition is Repetition.KO and board == now.ko_board:
             return (
-                f"ko: playing {name} would recreate the board as it stood before "
-                "the opponent's last move"
+                f"{rules.repetition_name}: playing {name} would recreate the board as it stood "
+                "before the opponent's last move"
             )
-        if game.rules is not AlakRules.TRADITIONAL and board in self._seen_boards():
-            rule = "no repetition" if game.rules is AlakRules.BALJEU else "positional superko"
-            return f"{rule}: playing {name} would recreate an earlier arrangement of stones"
+        if rules.repetition is Repetition.ANY_EARLIER_BOARD and board in self._seen_boards():
+            return (
+                f"{rules.repetition_name}: playing {name} would recreate an earlier arrangement "
+                "of stones"
+            )
         return None
 
     def _placements(self) -> list[Move]:
@@ -355,7 +431,10 @@ class AlakState(State):
         if move == self.game.size:
             if self.game.has_pass:
                 return None
-            return "there is no pass in the baljeu rules: placing a stone is compulsory"
+            return (
+                f"there is no pass in the {self.game.rules.value} rules: placing a stone is "
+                "compulsory"
+            )
         if not 0 <= move < self.game.size:
             return "there is no such point"
         return self._placement_problem(move)
@@ -363,11 +442,12 @@ class AlakState(State):
     def score(self) -> Score:
         board = self.board
         stones = (board.count(STONES[0]), board.count(STONES[1]))
-        if self.game.rules is AlakRules.BALJEU:
+        scoring = self.game.rule_set.scoring
+        if scoring is Scoring.STONES:
             return Score(float(stones[0]), float(stones[1]))
         area = territory(board)
         points = [stones[i] + area[i] for i in range(2)]
-        if self.game.rules is AlakRules.TRADITIONAL:
+        if scoring is Scoring.AREA_AND_PRISONERS:
             points = [points[i] + self.prisoners[i] for i in range(2)]
         return Score(float(points[0]), points[1] + self.game.komi)
 
@@ -386,7 +466,7 @@ class AlakState(State):
             self.current = replace(
                 now, player=now.player.other, passes=now.passes + 1,
                 captured=frozenset(),
-                ko_board=now.board if self.game.rules is AlakRules.TRADITIONAL else None,
+                ko_board=now.board if self.game.rule_set.repetition is Repetition.KO else None,
             )
             return
         stone = STONES[now.player]
@@ -399,7 +479,7 @@ class AlakState(State):
             passes=0,
             captured=frozenset(captured),
             prisoners=(prisoners[0], prisoners[1]),
-            ko_board=now.board if self.game.rules is AlakRules.TRADITIONAL else None,
+            ko_board=now.board if self.game.rule_set.repetition is Repetition.KO else None,
         )
 
     def _revert(self) -> None:
@@ -433,7 +513,7 @@ class AlakState(State):
             fields.append(f"passes={now.passes}")
         if any(now.prisoners):
             fields.append(f"prisoners={now.prisoners[0]},{now.prisoners[1]}")
-        if now.ko_board is not None and self.game.rules is AlakRules.TRADITIONAL:
+        if now.ko_board is not None and self.game.rule_set.repetition is Repetition.KO:
             fields.append(f"ko={now.ko_board}")
         history = sorted(self._history_tokens())
         if history:
@@ -476,10 +556,11 @@ def parse_alak_position(game: Alak, text: str) -> AlakState:
     for token in earlier:
         board_part, colon, side = token.partition(":")
         _check_board(game, board_part, "a seen board")
-        if (game.rules is AlakRules.TRADITIONAL) != bool(colon) or (colon and side not in STONES):
+        positions = game.rule_set.repetition is Repetition.KO
+        if positions != bool(colon) or (colon and side not in STONES):
             raise PositionError(
-                f"seen entry {quoted(token)}: traditional rules list 'board:x' positions, "
-                "the others list boards"
+                f"seen entry {quoted(token)}: the {game.rules.value} rules list "
+                + ("'board:x' positions" if positions else "boards, like 'x.o..'")
             )
     current = AlakPosition(
         board=board,
@@ -487,7 +568,7 @@ def parse_alak_position(game: Alak, text: str) -> AlakState:
         passes=passes,
         captured=captured,
         prisoners=(prisoner_counts[0], prisoner_counts[1]),
-        ko_board=ko_board if game.rules is AlakRules.TRADITIONAL else None,
+        ko_board=ko_board if game.rule_set.repetition is Repetition.KO else None,
     )
     return AlakState(game, current, earlier)
 

@@ -13,13 +13,17 @@ from agon.core.fast import Array
 from agon.core.symmetry import Symmetries, move_maps, random_keys
 from agon.games.alak import fast
 from agon.games.alak.fast import mix
-from agon.games.alak.rules import Alak, AlakRules
+from agon.games.alak.rules import Alak, Repetition, Scoring
 
 SEED = 0x5017_E5_AB
 A_COUNT, A_SIZE, A_SALTS = 0, 1, 2
 _SALTS = 8
-A_TRADITIONAL = A_SALTS + _SALTS
-A_BALJEU = A_TRADITIONAL + 1
+A_POSITIONS = A_SALTS + _SALTS
+"""1 where the history counts positions (board and side, under ko), not boards."""
+A_PRISONERS = A_POSITIONS + 1
+"""1 where prisoners count."""
+A_CAPTURE_BAN = A_PRISONERS + 1
+"""1 where the points just captured bind."""
 
 
 @njit(cache=True)
@@ -41,8 +45,8 @@ def _image_key(data: Array, state: Array, mirror: bool) -> int:
     size = data[A_SIZE]
     salts = A_SALTS
     black, white = state[fast.S_BLACK], state[fast.S_WHITE]
-    # the just-captured points bind only under baljeu (as in the twin's key)
-    captured = state[fast.S_CAPTURED] if data[A_BALJEU] != 0 else 0
+    # the just-captured points bind only where they are banned (as in the twin's key)
+    captured = state[fast.S_CAPTURED] if data[A_CAPTURE_BAN] != 0 else 0
     ko_black, ko_white = 0, 0
     if state[fast.S_KO_SET] and (
         state[fast.S_KO_BLACK] != black or state[fast.S_KO_WHITE] != white
@@ -53,7 +57,7 @@ def _image_key(data: Array, state: Array, mirror: bool) -> int:
         captured = _reverse(captured, size)
         ko_black, ko_white = _reverse(ko_black, size), _reverse(ko_white, size)
     counters = state[fast.S_SIDE] | min(state[fast.S_PASSES], 2) << 2
-    if data[A_TRADITIONAL] != 0:  # prisoners count only there (as in the twin's key)
+    if data[A_PRISONERS] != 0:  # (as in the twin's key)
         counters |= state[fast.S_PRISONERS] << 4 | state[fast.S_PRISONERS + 1] << 34
     value = mix(black ^ data[salts])
     value = mix(value ^ white ^ data[salts + 1])
@@ -62,7 +66,7 @@ def _image_key(data: Array, state: Array, mirror: bool) -> int:
     value = mix(value ^ ko_black ^ data[salts + 4])
     value = mix(value ^ ko_white ^ data[salts + 5])
     # the history: the boards (or positions) its key counts, told by where that key changed
-    traditional = data[A_TRADITIONAL] != 0
+    positions = data[A_POSITIONS] != 0
     history = 0
     previous = 0
     length = state[fast.S_HISTORY_LENGTH]
@@ -74,7 +78,7 @@ def _image_key(data: Array, state: Array, mirror: bool) -> int:
             board_white = state[base + fast.S_WHITE]
             if mirror:
                 board_black, board_white = _reverse(board_black, size), _reverse(board_white, size)
-            side = state[base + fast.S_SIDE] if traditional else 0
+            side = state[base + fast.S_SIDE] if positions else 0
             salt = data[salts + 6] ^ (side * data[salts + 7])
             history += mix(board_black ^ mix(board_white ^ salt))
         previous = running
@@ -97,11 +101,15 @@ def symmetries(game: Alak) -> Symmetries:
     """The identity and, from two points on, the mirror."""
     size = game.size
     count = 2 if size > 1 else 1
-    traditional = int(game.rules is AlakRules.TRADITIONAL)
-    baljeu = int(game.rules is AlakRules.BALJEU)
+    rules = game.rule_set
+    flags = [
+        int(rules.repetition is Repetition.KO),
+        int(rules.scoring is Scoring.AREA_AND_PRISONERS),
+        int(rules.capture_ban),
+    ]
     header = [count, size]
     data = np.concatenate(
-        [np.array(header, dtype=np.int64), random_keys(_SALTS, SEED + size), [traditional, baljeu]]
+        [np.array(header, dtype=np.int64), random_keys(_SALTS, SEED + size), flags]
     ).astype(np.int64)
     forward = [list(range(size + 1))]
     if count == 2:

@@ -82,5 +82,6 @@ PLUGIN: GamePlugin[Alternator, AlternatorState] = GamePlugin(
         ("alternator-1x7", {"size": "1x7"}),
     ),
     catalogue=_catalogue,
+    variant_examples=({}, {"size": "3x3"}, {"size": "2x3", "komi": 0}, {"size": "1x7"}),
     order=1,
 )

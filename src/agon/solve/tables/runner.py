@@ -165,8 +165,8 @@ def generate_tables(
     for pattern in only:
         if not any(fnmatch.fnmatchcase(key, pattern) for key in keys):
             raise AgonError(
-                f"--only {quoted(pattern)} matches no job (keys look like alternator-4x4, "
-                "alak-tromp-taylor-12, claim-traditional-6, quality-mcts:1s-alak-7)"
+                f"--only {quoted(pattern)} matches no job (keys look like "
+                f"{', '.join(keys[:3]) or '(there are none)'})"
             )
     results = _load(store)
     if fresh:

@@ -1,0 +1,48 @@
+"""A stored game with its position rebuilt by replaying its moves through the rules engine."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from agon.core.game import Game, State
+from agon.core.player import Player
+from agon.games import make_game
+from agon.web.store import StoredGame
+
+
+@dataclass
+class Loaded:
+    """A stored game with its position rebuilt by the rules engine."""
+
+    stored: StoredGame
+    game: Game
+    state: State
+    movers: list[Player]
+    """Who played each stored move."""
+
+    @property
+    def active(self) -> bool:
+        return self.stored.status == "active"
+
+    @property
+    def to_move(self) -> str | None:
+        player = self.state.to_move
+        return player.label if player is not None and self.active else None
+
+    @property
+    def computer_to_move(self) -> bool:
+        colour = self.to_move
+        return colour is not None and self.stored.agents[colour] is not None
+
+
+def replay(stored: StoredGame) -> Loaded:
+    """The stored game with its position rebuilt from its moves."""
+    game = make_game(stored.game, stored.options)
+    state = game.new_state()
+    movers: list[Player] = []
+    for text in stored.moves:
+        mover = state.to_move
+        assert mover is not None, "a stored move after the end of the game"
+        state.play_text(text)
+        movers.append(mover)
+    return Loaded(stored, game, state, movers)

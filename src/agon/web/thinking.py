@@ -1,0 +1,142 @@
+"""The computer's side of the arena's games: it thinks in a worker pool, so that the event loop
+stays free for other games, and plays its turns as they come."""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import logging
+import multiprocessing
+from concurrent.futures import BrokenExecutor, Executor, ProcessPoolExecutor, ThreadPoolExecutor
+from typing import Any, Protocol
+
+from agon.core.errors import AgonError
+from agon.core.game import Move
+from agon.search.registry import make_agent
+from agon.web.levels import think, warm_up
+from agon.web.replay import Loaded
+
+log = logging.getLogger(__name__)
+
+THINKING_TIMEOUT_S = 120.0
+
+
+class GameAccess(Protocol):
+    """What the computer needs of the arena to play its turns."""
+
+    def lock(self, game_id: str) -> asyncio.Lock: ...
+
+    async def load(self, game_id: str) -> Loaded: ...
+
+    async def store_move(self, loaded: Loaded, move: Move) -> None: ...
+
+    async def broadcast(self, loaded: Loaded) -> None: ...
+
+
+def seed_for(game_id: str, ply: int) -> int:
+    """The agent's seed for one turn of one game."""
+    digest = hashlib.sha256(f"{game_id}:{ply}".encode()).digest()
+    return int.from_bytes(digest[:4], "big")
+
+
+class Computer:
+    """The computer's seat in every game: its thinking, in ``workers`` processes (or threads,
+    where ``kind`` is ``thread``), and its turns, each played as soon as it comes."""
+
+    def __init__(self, games: GameAccess, *, workers: int, kind: str, warm: bool) -> None:
+        self._games = games
+        self._workers = workers
+        self._kind = kind
+        self._warm = warm
+        self._executor: Executor | None = None
+        self._thinking: dict[str, asyncio.Task[None]] = {}
+
+    @property
+    def executor(self) -> Executor:
+        if self._executor is None:
+            if self._kind == "thread":
+                self._executor = ThreadPoolExecutor(self._workers, thread_name_prefix="agent")
+            else:
+                # spawn, not fork: the server process has threads, and forking those is unsafe
+                context = multiprocessing.get_context("spawn")
+                self._executor = ProcessPoolExecutor(
+                    self._workers, mp_context=context, initializer=warm_up if self._warm else None
+                )
+        return self._executor
+
+    def start(self) -> None:
+        """Start the worker processes now, so that they are ready before the first game."""
+        if self._kind == "process":
+            for _ in range(self._workers):
+                self.executor.submit(int)
+
+    def close(self) -> None:
+        """Stop the turns being played and shut the worker pool down."""
+        for task in list(self._thinking.values()):
+            task.cancel()
+        if self._executor is not None:
+            self._executor.shutdown(wait=True, cancel_futures=True)
+
+    def ensure_thinking(self, loaded: Loaded) -> None:
+        """Start the computer's turn if it is to move and not already thinking."""
+        game_id = loaded.stored.id
+        task = self._thinking.get(game_id)
+        if loaded.computer_to_move and (task is None or task.done()):
+            self._thinking[game_id] = asyncio.create_task(self._play_turns(game_id))
+
+    async def _play_turns(self, game_id: str) -> None:
+        try:
+            while True:
+                loaded = await self._games.load(game_id)
+                if not loaded.computer_to_move:
+                    return
+                colour = loaded.to_move
+                assert colour is not None
+                spec = loaded.stored.agents[colour] or "random"
+                analysis = await self.analyse(loaded, spec)
+                async with self._games.lock(game_id):
+                    now = await self._games.load(game_id)
+                    if now.stored.revision != loaded.stored.revision:
+                        continue  # undone or resigned meanwhile: think again about the new state
+                    try:
+                        move = now.state.play_text(analysis["move"])
+                    except AgonError:
+                        log.exception("agent %s chose an illegal move in game %s", spec, game_id)
+                        move = make_agent("random", now.game).choose(now.state)
+                        now.state.play(move)
+                    await self._games.store_move(now, move)
+                await self._games.broadcast(await self._games.load(game_id))
+        except asyncio.CancelledError:
+            raise
+        except Exception:
+            log.exception("the computer's turn failed in game %s", game_id)
+        finally:
+            if self._thinking.get(game_id) is asyncio.current_task():
+                del self._thinking[game_id]
+
+    async def analyse(self, loaded: Loaded, spec: str) -> dict[str, Any]:
+        """The agent ``spec``'s analysis of the position, thought out in the worker pool; a
+        random move where the agent fails."""
+        stored = loaded.stored
+        seed = seed_for(stored.id, len(stored.moves))
+        arguments = (stored.game, stored.options, list(stored.moves), spec, seed)
+        loop = asyncio.get_running_loop()
+        for _attempt in range(2):
+            executor = self.executor
+            try:
+                return await asyncio.wait_for(
+                    loop.run_in_executor(executor, think, *arguments), THINKING_TIMEOUT_S
+                )
+            except BrokenExecutor:
+                # A worker died (killed, out of memory): start a fresh pool and think again.
+                log.warning("the agents' worker pool broke; starting a new one")
+                if self._executor is executor:
+                    self._executor = None
+                    executor.shutdown(wait=False, cancel_futures=True)
+            except Exception:
+                log.exception("agent %s failed in game %s", spec, stored.id)
+                break
+        log.warning("playing a random move for the computer in game %s", stored.id)
+        agent = make_agent("random", loaded.game, seed=seed)
+        move = loaded.game.format_move(agent.choose(loaded.state))
+        return {"move": move, "value": None, "pv": [], "proven": False, "spec": "random"}

@@ -1,0 +1,213 @@
+"""What a browser is sent: a game's view, the lobby's lines, the board as SVG, hints, and what
+the board places clicked so far make."""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Any
+
+from agon.core.errors import quoted
+from agon.core.game import Game, Move, State, format_points
+from agon.games import plugin_of, renderer
+from agon.web.errors import ArenaError
+from agon.web.levels import LEVELS_BY_KEY
+from agon.web.pages import variant_query
+from agon.web.replay import Loaded
+from agon.web.seats import COLOURS, invitation, seats_of, undo_keeps
+from agon.web.store import StoredGame
+
+
+def game_view(loaded: Loaded, token: str | None = None) -> dict[str, Any]:
+    """What a browser shows; with a token, also what that seat may do."""
+    view = public_view(loaded)
+    view["you"] = seats_of(loaded.stored, token)
+    view["invite_token"] = invitation(loaded.stored, token)
+    return view
+
+
+def public_view(loaded: Loaded) -> dict[str, Any]:
+    """What every watcher of the game is sent."""
+    stored, game, state = loaded.stored, loaded.game, loaded.state
+    last = _last_move(state)
+    score = state.score()
+    return {
+        "id": stored.id,
+        "game": game.name,
+        "title": game.title,
+        "description": game.description,
+        "variant": game.options(),
+        "mode": stored.mode,
+        "players": {colour: _player(stored, colour) for colour in COLOURS},
+        "moves": [
+            {"ply": ply, "player": mover.label, "text": text}
+            for ply, (mover, text) in enumerate(
+                zip(loaded.movers, stored.moves, strict=True), start=1
+            )
+        ],
+        "last_move": game.format_move(last) if last is not None else None,
+        "to_move": loaded.to_move,
+        "thinking": loaded.computer_to_move,
+        "status": stored.status,
+        "result": stored.result,
+        "reason": stored.reason,
+        "headline": headline(stored),
+        "score": {"black": score.black, "white": score.white},
+        "score_text": {
+            "black": format_points(score.black),
+            "white": format_points(score.white),
+        },
+        "komi": game.komi,
+        "click_help": plugin_of(game).click_help,
+        "rules_query": variant_query(game),
+        "has_pass": game.pass_move is not None,
+        "undo_available": undo_keeps(loaded) is not None,
+        "can_pass": loaded.active
+        and game.pass_move is not None
+        and state.is_legal(game.pass_move),
+        "revision": stored.revision,
+        "created": stored.created.isoformat(),
+        "updated": stored.updated.isoformat(),
+        "svg": board_svg(state),
+    }
+
+
+def summary(loaded: Loaded, watchers: int) -> dict[str, Any]:
+    """A line in the lobby's lists."""
+    stored = loaded.stored
+    return {
+        "id": stored.id,
+        "game": loaded.game.name,
+        "description": loaded.game.description,
+        "mode": stored.mode,
+        "players": {colour: _player(stored, colour) for colour in COLOURS},
+        "plies": len(stored.moves),
+        "to_move": loaded.to_move,
+        "status": stored.status,
+        "result": stored.result,
+        "headline": headline(stored),
+        "updated": stored.updated.isoformat(),
+        "watchers": watchers,
+    }
+
+
+def _player(stored: StoredGame, colour: str) -> dict[str, Any]:
+    """Who sits on a seat, in words: a person, or the computer at its level."""
+    agent, level_key = stored.agents[colour], stored.levels[colour]
+    if agent is None:
+        label = "Friend" if stored.mode == "friend" and colour != stored.host else "Player"
+        return {"kind": "human", "label": label}
+    level = LEVELS_BY_KEY.get(level_key or "")
+    name = level.label if level else agent
+    label = f"Computer · {name}"
+    return {"kind": "computer", "label": label, "agent": agent, "level": level_key}
+
+
+def headline(stored: StoredGame) -> str | None:
+    """The result in words: "Black wins by 2.5", "White wins by resignation", "Draw"."""
+    if stored.status != "over" or stored.result is None:
+        return None
+    if stored.result == "draw":
+        return "Draw"
+    winner = "Black" if stored.result.startswith("B") else "White"
+    margin = stored.result.partition("+")[2]
+    if margin == "R":
+        return f"{winner} wins by resignation"
+    return f"{winner} wins by {margin}"
+
+
+def _last_move(state: State) -> Move | None:
+    return state.history[-1] if state.history else None
+
+
+def board_svg(state: State, highlight: Iterable[int] = ()) -> str:
+    """The board as SVG, its last move marked and the places ``highlight`` names lit."""
+    return renderer(state.game).render_svg(
+        state, highlight=list(highlight), last_move=_last_move(state)
+    )
+
+
+def hint_view(loaded: Loaded, spec: str, analysis: dict[str, Any]) -> dict[str, Any]:
+    """The agent ``spec``'s suggestion (its ``analysis``), with the move lit on the board."""
+    move = loaded.game.parse_move(analysis["move"])
+    value = analysis["value"]
+    return {
+        "move": analysis["move"],
+        "value": value,
+        "value_text": None if value is None else f"{value:+.1f}",
+        "pv": analysis["pv"],
+        "spec": spec,
+        "svg": board_svg(loaded.state, highlight=loaded.game.move_places(move)),
+    }
+
+
+def choices_view(loaded: Loaded, picked: list[str]) -> dict[str, Any]:
+    """What the board places picked so far (by name, in order) make: one move (``move``,
+    legal or not: playing it explains the rule it breaks), or the places that can come
+    next, each legal or not and why (``choices``), or nothing legal (``reason``)."""
+    game, state = loaded.game, loaded.state
+    picking = pick_places(game, state, picked)
+    legal_next = [place for place, why in picking.choices.items() if why is None]
+    return {
+        "picked": picked,
+        "move": None if picking.move is None else game.format_move(picking.move),
+        "choices": [
+            {"place": game.place_name(place), "legal": why is None, "reason": why}
+            for place, why in picking.choices.items()
+        ],
+        "reason": picking.reason,
+        "svg": board_svg(state, highlight=legal_next),
+    }
+
+
+@dataclass(frozen=True)
+class Picking:
+    """What places picked on the board make (see :func:`pick_places`)."""
+
+    move: Move | None
+    choices: dict[int, str | None]
+    """The places that can come next, each with why no legal move goes through it (None: one
+    does)."""
+    reason: str | None
+
+
+def pick_places(game: Game, state: State, picked: list[str]) -> Picking:
+    """The moves made of the places ``picked`` (names) and more: where exactly one move is made
+    of these places alone, that move; else the next places of the moves that start with them,
+    and, where none of those moves is legal, why not."""
+    places = _places_by_name(game)
+    unknown = [name for name in picked if name not in places]
+    if unknown:
+        raise ArenaError(f"{quoted(unknown[0])} is not a place of this board")
+    prefix = tuple(places[name] for name in picked)
+    if not prefix:
+        raise ArenaError("pick at least one place")
+    moves = [
+        move for move in range(game.num_actions)
+        if game.move_places(move)[: len(prefix)] == prefix
+    ]
+    complete = [move for move in moves if len(game.move_places(move)) == len(prefix)]
+    if len(complete) == 1 and len(moves) == 1:
+        return Picking(complete[0], {}, None)
+    choices: dict[int, str | None] = {}
+    for move in moves:
+        made_of = game.move_places(move)
+        if len(made_of) > len(prefix):
+            why = state.illegal_reason(move)
+            following = made_of[len(prefix)]
+            if choices.get(following, "") is not None:
+                choices[following] = why
+    if any(why is None for why in choices.values()):
+        return Picking(None, choices, None)
+    distinct = sorted({str(why) for why in choices.values()}) or ["no move starts there"]
+    return Picking(None, choices, f"{' '.join(picked)} has no legal move: " + "; ".join(distinct))
+
+
+@functools.lru_cache(maxsize=64)
+def _places_by_name(game: Game) -> dict[str, int]:
+    """The board's places by name: every place some move is made of."""
+    return {
+        game.place_name(place): place
+        for move in range(game.num_actions) for place in game.move_places(move)
+    }
