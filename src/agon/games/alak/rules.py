@@ -15,7 +15,7 @@ from __future__ import annotations
 import re
 from collections import Counter
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from enum import StrEnum
 from typing import Any
 
@@ -119,6 +119,8 @@ class Alak(Game):
     rules: AlakRules = AlakRules.BALJEU
     edge_capture: bool = True
     komi_points: float = 0.0
+    rule_set: RuleSet = field(init=False, repr=False, compare=False)
+    """The rule set's fields (read on every move: kept rather than looked up)."""
 
     name = "alak"
     title = "Alak"
@@ -154,6 +156,7 @@ class Alak(Game):
         if not 1 <= self.size <= MAX_POINTS:
             raise AgonError(f"an Alak board has 1 to {MAX_POINTS} points, not {self.size}")
         object.__setattr__(self, "rules", AlakRules.parse(str(self.rules)))
+        object.__setattr__(self, "rule_set", self.rules.fields)
         check_komi(self.komi_points)
         if self.rule_set.scoring is Scoring.STONES and self.komi_points:
             raise AgonError(f"the {self.rules.value} rules count stones and have no komi")
@@ -191,10 +194,6 @@ class Alak(Game):
     def from_options(cls, options: Mapping[str, Any]) -> Alak:
         values = read_options(cls.option_specs, options, cls.title)
         return cls(values["size"], values["rules"], values["edge_capture"], values["komi"])
-
-    @property
-    def rule_set(self) -> RuleSet:
-        return self.rules.fields
 
     @property
     def has_pass(self) -> bool:
