@@ -65,7 +65,8 @@ def _option_parameter(
     parts = []
     for title, option in games:
         default = "" if option.shortcut else f" (default {option.text(option.default)})"
-        parts.append(f"{title}: {option.help}{default}")
+        choices = ", ".join(choice.value for choice in option.choices)
+        parts.append(f"{title}: {option.help}{f' One of {choices}.' if choices else ''}{default}")
     if flag in taken:
         parts.append(f"(Here {flag} is this command's own option.)")
         flag = "--game-" + flag.removeprefix("--")
