@@ -42,6 +42,15 @@ def test_the_earlier_deadline_counts() -> None:
     assert spending.end is not None and spending.end <= now + 1
 
 
+def test_a_limit_from_now_keeps_its_count_and_ends_by_a_deadline() -> None:
+    before = time.monotonic()
+    limit = Limit(seconds=5, count=7).from_now()
+    assert limit.seconds is None and limit.count == 7
+    assert limit.deadline is not None and before + 5 <= limit.deadline <= time.monotonic() + 5
+    assert limit.from_now() == limit  # (a deadline stays where it is)
+    assert NO_LIMIT.from_now() == NO_LIMIT
+
+
 def _counting(sizes: list[int], finish_after: int | None = None):  # type: ignore[no-untyped-def]
     """A step that records the chunk sizes it is asked for, finishing after some units."""
     done = [0]

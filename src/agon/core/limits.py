@@ -77,6 +77,11 @@ class Limit:
             deadline = min(deadline, self.deadline)
         return replace(self, deadline=deadline)
 
+    def from_now(self) -> Limit:
+        """This limit with its seconds made a deadline, counting from now: one limit for a
+        series of calls (each call's count stays its own)."""
+        return Limit(count=self.count).by(self.start().end)
+
     def start(self) -> Spending:
         """This limit's spending, starting now."""
         return Spending(self)

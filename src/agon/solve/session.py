@@ -119,17 +119,16 @@ class SolveReport:
     @property
     def stop(self) -> SolveInterrupted | None:
         """The first thing that stopped short: the value, the openings or a line."""
-        if self.stopped is not None or self.openings_stopped is not None:
-            return self.stopped or self.openings_stopped
-        return next((line.stopped for line in self.lines.values() if line.stopped), None)
+        return self.stopped or self.openings_stopped or next(
+            (line.stopped for line in self.lines.values() if line.stopped), None
+        )
 
 
 def run(request: SolveRequest, progress: Progress | None = None) -> SolveReport:
     """Solve what ``request`` asks for; Ctrl-C stops it (``KeyboardInterrupt``, the tables
     kept) unless a search is under way, which then stops with its bounds (``stopped``)."""
     # one deadline for the whole session, whatever its parts and processes
-    limit = Limit(count=request.limit.count).by(request.limit.start().end)
-    request = replace(request, limit=limit)
+    request = replace(request, limit=request.limit.from_now())
     if request.move_jobs > 1 and not request.lines_only:
         return _apart(request, progress)
     return solve_here(request, progress)
@@ -139,7 +138,7 @@ def solve_here(request: SolveRequest, progress: Progress | None = None) -> Solve
     """:func:`run` with one solver, in this process (the request's limit counts from now, where
     it has seconds)."""
     started = time.monotonic()
-    limit = Limit(count=request.limit.count).by(request.limit.start().end)
+    limit = request.limit.from_now()
     solver = Solver(
         request.game, request.table_bits or request.default_table_bits, progress=progress,
         search=request.search,

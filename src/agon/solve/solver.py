@@ -968,7 +968,7 @@ def perfect_play(
     ``max_plies``. ``limit``'s time is for the whole line (its count, for each step); a solve
     cut short raises :class:`SolveInterrupted` at the step it was on, after the moves already
     played."""
-    step_limit = None if limit is None else Limit(count=limit.count).by(limit.start().end)
+    step_limit = None if limit is None else limit.from_now()
     for _ in range(max_plies):
         if state.is_over:
             return
