@@ -183,16 +183,15 @@ def pick_places(game: Game, state: State, picked: list[str]) -> Picking:
     prefix = tuple(places[name] for name in picked)
     if not prefix:
         raise ArenaError("pick at least one place")
-    moves = [
-        move for move in range(game.num_actions)
-        if game.move_places(move)[: len(prefix)] == prefix
-    ]
-    complete = [move for move in moves if len(game.move_places(move)) == len(prefix)]
+    moves = {  # (each move that starts with the picked places, and all its places)
+        move: made_of for move in range(game.num_actions)
+        if (made_of := game.move_places(move))[: len(prefix)] == prefix
+    }
+    complete = [move for move, made_of in moves.items() if len(made_of) == len(prefix)]
     if len(complete) == 1 and len(moves) == 1:
         return Picking(complete[0], {}, None)
     choices: dict[int, str | None] = {}
-    for move in moves:
-        made_of = game.move_places(move)
+    for move, made_of in moves.items():
         if len(made_of) > len(prefix):
             why = state.illegal_reason(move)
             following = made_of[len(prefix)]

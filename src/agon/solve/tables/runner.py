@@ -291,7 +291,7 @@ def _solve_unless_stopped(*arguments: Any) -> Record | None:
         return None
 
 
-def _load(path: Path) -> Record:
+def _load(path: Path) -> dict[str, Record]:
     if not path.exists():
         return {}
     try:
@@ -310,7 +310,7 @@ def _write(path: Path, text: str) -> None:
         raise AgonError(f"cannot write {path}: {error.strerror or error}") from None
 
 
-def _save(path: Path, results: Record) -> None:
+def _save(path: Path, results: dict[str, Record]) -> None:
     jobs = {key: _with_json_bounds(record) for key, record in results.items()}
     _write(path, json.dumps({"jobs": jobs}, indent=1, sort_keys=True) + "\n")
 
