@@ -1,11 +1,15 @@
-# Two entry points: `make run` (the web arena) and `make test` (every check CI runs).
+# Two entry points: `make run` (the web arena) and `make test` (every check CI runs). Each
+# installs what it needs, system packages included (tools/system-packages says how, or in one
+# line why it cannot).
 PYTHON ?= python3
 VENV ?= .venv
 BIN := $(VENV)/bin
+export PYTHON VENV
 
-.PHONY: run test lint install clean
+.PHONY: run test lint install browser clean
 
 $(BIN)/python:
+	tools/system-packages venv
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install -q --upgrade pip
 
@@ -23,7 +27,10 @@ lint: install
 	$(BIN)/mypy
 	$(BIN)/lint-imports
 
-test: lint
+browser: install
+	tools/system-packages browser
+
+test: lint browser
 	$(BIN)/python -m pytest -n 2 --dist loadgroup
 
 clean:

@@ -10,8 +10,9 @@ from typing import Any
 from typer.testing import CliRunner
 
 from agon.cli import app
-from agon.search.bench import MEASURES, variant, verify_game
+from agon.search.bench import verify_game
 from agon.search.twins import twin_for
+from agon.search.variants import MEASURES, variant
 
 runner = CliRunner()
 

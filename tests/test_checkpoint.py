@@ -22,13 +22,14 @@ from agon.core.results import Job, Work
 from agon.games.alak import Alak
 from agon.games.alak.rules import AlakRules
 from agon.solve import solver as solver_module
-from agon.solve import tables
 from agon.solve.checkpoint import load_tables
+from agon.solve.facts import Search
 from agon.solve.parallel import move_tables_file
 from agon.solve.session import SolveRequest, run
-from agon.solve.solver import Search, SolveInterrupted, Solver
-from agon.solve.tables import generate_tables
+from agon.solve.solver import SolveInterrupted, Solver
 from agon.solve.tables import runner as tables_runner
+from agon.solve.tables.report import render
+from agon.solve.tables.runner import generate_tables
 
 runner = CliRunner()
 # value 0 in about 120,000 nodes: more than a first chunk, a few seconds with a small table
@@ -352,7 +353,7 @@ def test_a_job_out_of_time_keeps_its_tables_and_goes_on_from_them(tmp_path: Path
     assert solved["table_bits"] == BITS  # the saved table's size
     assert solved["earlier"]["nodes"] == stopped["nodes"]
     assert not path.exists()  # a solved job's tables are not kept
-    shown = tables.render({job.key: {**solved, "moves": {"4": 0.0}}})
+    shown = render({job.key: {**solved, "moves": {"4": 0.0}}})
     assert f"going on from {stopped['nodes']:,} nodes" in shown
 
 

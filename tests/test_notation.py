@@ -118,10 +118,11 @@ def test_alak_pass_where_the_rules_have_one(rules: str) -> None:
     assert game.format_move(5) == "pass"
 
 
-def test_alak_p_is_a_pass_unless_it_names_a_point() -> None:
-    assert alak(15, "traditional").parse_move("p") == 15
+def test_alak_p_is_always_the_sixteenth_point_never_a_pass() -> None:
     assert alak(16, "traditional").parse_move("p") == 15
     assert alak(16, "baljeu").parse_move("P") == 15
+    with pytest.raises(NotationError, match=r"off the board .*a pass is written 'pass'"):
+        alak(15, "traditional").parse_move("p")
 
 
 def test_alak_pass_is_refused_under_baljeu() -> None:

@@ -10,7 +10,7 @@ import pytest
 from tests.test_solve import reference
 from typer.testing import CliRunner
 
-from agon.cli import app, solve_commands
+from agon.cli import app
 from agon.core.game import Game
 from agon.core.player import Player
 from agon.games.alak import Alak
@@ -82,7 +82,7 @@ def test_the_quality_command_says_what_it_left_out(monkeypatch: pytest.MonkeyPat
         asked.append(arguments[-1])
         return QualityReport("Alak 9", "random", 4, 2, 2, 1, 2.0, 0.0, 3, 2.5)
 
-    monkeypatch.setattr(solve_commands, "measure_quality", measured)
+    monkeypatch.setattr(quality, "measure_quality", measured)
     result = runner.invoke(app, ["quality", "alak", "random", "--max-seconds", "2.5", "-q"])
     assert result.exit_code == 0, result.output
     assert asked == [2.5]
@@ -95,7 +95,7 @@ def test_with_nothing_settled_there_are_no_figures(monkeypatch: pytest.MonkeyPat
     nothing = QualityReport("Alak 9", "random", 4, 2, 2, 0, 0.0, 0.0, 4, 2.5)
     assert nothing.optimal_share is None and nothing.mean_loss is None
     assert nothing.to_json()["optimal_share"] is None
-    monkeypatch.setattr(solve_commands, "measure_quality", lambda *_: nothing)
+    monkeypatch.setattr(quality, "measure_quality", lambda *_: nothing)
     result = runner.invoke(app, ["quality", "alak", "random", "--max-seconds", "2.5", "-q"])
     assert result.exit_code == 0, result.output
     assert "no position was settled, so there are no figures" in result.stdout

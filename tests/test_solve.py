@@ -27,9 +27,9 @@ from agon.games.alternator import Alternator
 from agon.search.twins import twin_for
 from agon.solve import kernels as K
 from agon.solve import proof_numbers as P
+from agon.solve.facts import Search, default_table_bits
 from agon.solve.solver import (
     ProvenValue,
-    Search,
     Solution,
     SolveInterrupted,
     Solver,
@@ -37,7 +37,6 @@ from agon.solve.solver import (
     _tests_near,
     counts_setbacks,
     default_search,
-    default_table_bits,
     perfect_play,
     refines_proof_numbers,
     symmetries_for,
@@ -663,7 +662,7 @@ def test_solve_stopped_among_the_moves_gives_what_it_proved_of_each(
         raise SolveInterrupted(1.0, 1.0, 9, 0.9, True, proven, move_bounds=bounds)
 
     monkeypatch.setattr(Solver, "solve", stopped)
-    monkeypatch.setattr("agon.cli.solve_commands.warm_up_kernels", lambda name: None)
+    monkeypatch.setattr("agon.solve.solver.warm_up_kernels", lambda name: None)
     result = runner.invoke(app, ["solve", "alak", "--size", "3", "--json", "-q"])
     assert result.exit_code == 124
     data = json.loads(result.stdout)

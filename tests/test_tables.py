@@ -16,8 +16,9 @@ from agon.games.alak import Alak, AlakRules
 from agon.games.alak.results import DRANGE_LINES
 from agon.games.alternator import Alternator
 from agon.solve.quality import QualityReport
-from agon.solve.tables import generate_tables, render
 from agon.solve.tables import runner as tables_runner
+from agon.solve.tables.report import render
+from agon.solve.tables.runner import generate_tables
 
 runner = CliRunner()
 

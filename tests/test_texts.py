@@ -1,16 +1,20 @@
 """The rules texts players read: every game and language loads, and each variant gets its part."""
 
+import json
 import re
 from importlib import resources
 
 import pytest
+from typer.testing import CliRunner
 
+from agon.cli import app
 from agon.core.errors import AgonError
 from agon.core.game import Game
 from agon.core.texts import LANGUAGE_NAMES
 from agon.games import make_game, rules_text
 from agon.games.alak import Alak, AlakRules
 from agon.games.alternator import Alternator
+from agon.games.alternator.render import render_text
 
 LANGUAGES = tuple(LANGUAGE_NAMES)
 
@@ -84,6 +88,39 @@ def test_alternator_example_replays_as_the_text_says(lang: str) -> None:
     assert "34" in text and "33.5" in text
     assert not state.is_legal(state.game.parse_move("f7-e7"))
     assert state.is_legal(state.game.parse_move("e7-f7"))
+    # the diagram after move 6 is the terminal's drawing, blank cells as `·` (not `1`)
+    diagram = re.search(r"```text\n(.*?)\n```", text, re.DOTALL)
+    assert diagram is not None
+    assert diagram[1] == "\n".join(render_text(state).splitlines()[:10])
+
+
+@pytest.mark.parametrize("lang", LANGUAGES)
+def test_alak_board_section_says_how_a_pass_is_written(lang: str) -> None:
+    board = rules_text(Alak(), lang).split("\n## ")[1]
+    assert "`pass`" in board and "`p`" in board and "16" in board
+
+
+def test_traditional_six_points_values_are_those_the_text_gives() -> None:
+    """The text sets Sensei's Library's claim (2 wins for Black, 3 for White) beside the
+    solver's values: 2, 3, 4, 5 and a pass are worth 0, either end loses by 7."""
+    done = CliRunner().invoke(
+        app, ["solve", "alak", "--size", "6", "--rules", "traditional", "--openings", "--json"]
+    )
+    assert done.exit_code == 0, done.output
+    values = json.loads(done.output)["moves"]
+    assert values == {"1": -7, "2": 0, "3": 0, "4": 0, "5": 0, "6": -7, "pass": 0}
+    for lang in LANGUAGES:
+        claim = rules_text(Alak(rules=AlakRules.TRADITIONAL), lang).split("Sensei's Library")[-1]
+        assert " 0" in claim and " 7" in claim
+
+
+def test_tromp_taylor_empty_board_scores_nothing_as_the_text_says() -> None:
+    state = Alak(rules=AlakRules.TROMP_TAYLOR, size=5).new_state()
+    state.play_text("pass")
+    state.play_text("pass")
+    assert state.is_over and (state.score().black, state.score().white) == (0, 0)
+    for lang in LANGUAGES:
+        assert " 0 " in rules_text(Alak(rules=AlakRules.TROMP_TAYLOR), lang).split("5. **")[-1]
 
 
 def test_language_is_read_leniently() -> None:

@@ -12,7 +12,6 @@ from typing import Annotated, Any
 
 import typer
 from rich.console import Console
-from rich.markdown import Markdown
 
 from agon.cli.common import (
     GameArg,
@@ -102,6 +101,8 @@ class Screen:
 
     def markdown(self, text: str) -> None:
         if self.rich:
+            from rich.markdown import Markdown  # (its parser is slow to import: only when shown)
+
             self.console.print(Markdown(text))
         else:
             typer.echo(text.rstrip("\n"))

@@ -19,9 +19,9 @@ from agon.cli.common import (
     game_command,
 )
 from agon.core.errors import AgonError, quoted
-from agon.search.bench import MEASURES, bench, bench_variants, verify, verify_variants
 from agon.search.match import GameSummary, MatchReport, run_match
 from agon.search.registry import AGENTS
+from agon.search.variants import MEASURES, bench_variants, verify_variants
 
 INTERRUPTED = 130  # the shell's status for a program ended by Ctrl-C
 
@@ -161,6 +161,8 @@ def bench_command(
 ) -> None:
     """Measure playouts, MCTS iterations and alpha-beta nodes per second, reference rules and
     fast twins side by side; or, with --verify, check the fast twins against the reference."""
+    from agon.search.bench import bench, verify
+
     check_seconds(seconds, "--seconds")
     known = verify_variants() if verify_twins else bench_variants()
     names = list(only or known)

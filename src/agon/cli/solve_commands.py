@@ -7,7 +7,7 @@ import math
 import os
 from dataclasses import asdict
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
@@ -26,19 +26,17 @@ from agon.core.errors import AgonError
 from agon.core.game import Game, State, format_points, result_text
 from agon.core.limits import Limit
 from agon.core.results import Work
-from agon.solve.quality import QualityReport, measure_quality
-from agon.solve.session import PerfectLine, SolveRequest, run
-from agon.solve.solver import (
-    Bounds,
-    Search,
-    Solution,
-    SolveInterrupted,
-    json_number,
-    stderr_progress,
-    warm_up_kernels,
-)
-from agon.solve.tables import DEFAULT_OUT, generate_tables
+from agon.solve.facts import Search
 from agon.solve.tables.catalogue import table_sizes
+from agon.solve.tables.report import DEFAULT_OUT
+
+if TYPE_CHECKING:
+    from agon.solve.quality import QualityReport
+    from agon.solve.session import PerfectLine
+    from agon.solve.solver import Bounds, Solution, SolveInterrupted
+
+# The solver's modules are imported by the commands that run it (and compile or load its
+# kernels), not here: every other command starts without them.
 
 INTERRUPTED = 130  # the shell's status for a program ended by Ctrl-C
 TIMED_OUT = 124  # timeout(1)'s status for a command that ran past its limit
@@ -58,6 +56,8 @@ def _start(game: Game, position: str | None, moves: str | None) -> State:
 
 
 def solution_json(game: Game, solution: Solution) -> dict[str, Any]:
+    from agon.solve.solver import json_number
+
     data: dict[str, Any] = {
         "value": json_number(solution.value),
         "best_moves": [game.format_move(m) for m in solution.best_moves],
@@ -177,6 +177,9 @@ def solve(
     then the fair komi), the result under the komi shown beside it. Progress goes to stderr
     during long solves; Ctrl-C stops with the bounds proven so far.
     """
+    from agon.solve.session import SolveRequest, run
+    from agon.solve.solver import json_number, stderr_progress, warm_up_kernels
+
     game = build_game(game_name, options)
     state = _start(game, position, moves)
     _check_table_bits(table_bits)
@@ -346,6 +349,9 @@ def tables(
     only with a larger --max-seconds. Once a board runs out of time before its value is proven,
     the larger boards of its kind get at most a minute each, for bounds on their values.
     """
+    from agon.solve.solver import stderr_progress
+    from agon.solve.tables.runner import generate_tables
+
     check_seconds(max_seconds, "--max-seconds")
     if quality_positions < 0:
         fail("--quality-positions must be 0 or more")
@@ -390,6 +396,9 @@ def quality(
     Reports the share of positions where the agent's move is optimal (keeps the solved
     value) and the mean margin it gives away per move.
     """
+    from agon.solve.quality import measure_quality
+    from agon.solve.solver import SolveInterrupted, stderr_progress
+
     game = build_game(game_name, options)
     if positions < 1:
         fail("--positions must be at least 1")

@@ -15,11 +15,9 @@ from __future__ import annotations
 import hashlib
 import os
 import shutil
+import sys
 import tempfile
 from pathlib import Path
-from typing import Any
-
-import numba
 
 CACHE_PREFIX = "numba-"
 """The start of a cache folder's name; the rest is the start of the sources' fingerprint."""
@@ -30,7 +28,6 @@ KERNEL_LAYERS = ("core", "games", "search", "solve")
 """The subpackages kernels live in, and all they can import (interfaces come after them)."""
 
 _imported: dict[Path, str] = {}
-_numba_settings: Any = numba.config  # (made from the environment at run time: untyped)
 
 
 def sources_fingerprint(package: Path) -> str:
@@ -62,7 +59,13 @@ def cache_by_sources(package: Path) -> Path | None:
     except OSError:
         return None
     _imported[package] = fingerprint
-    given = Path(_numba_settings.CACHE_DIR) if _numba_settings.CACHE_DIR else None
+    # Numba is not imported here (importing Agon compiles and loads nothing): it reads the
+    # folder from the environment when it is imported, or, imported already, from its settings
+    numba = sys.modules.get("numba")
+    given_name = numba.config.CACHE_DIR if numba is not None else os.environ.get(
+        "NUMBA_CACHE_DIR", ""
+    )
+    given = Path(given_name) if given_name else None
     if given is not None and given.name.startswith(CACHE_PREFIX):
         given = given.parent  # (a worker process inherits its parent's folder)
     base = given if given is not None else package / "__pycache__"
@@ -73,8 +76,9 @@ def cache_by_sources(package: Path) -> Path | None:
         os.utime(folder)  # (used now: the last to be deleted)
     except OSError:
         return None
-    # both: Numba reads its settings from the environment again when it changes
-    os.environ["NUMBA_CACHE_DIR"] = _numba_settings.CACHE_DIR = str(folder)
+    os.environ["NUMBA_CACHE_DIR"] = str(folder)
+    if numba is not None:  # (it reads its settings from the environment again when it changes)
+        numba.config.CACHE_DIR = str(folder)
     others = sorted(
         (path for path in base.glob(f"{CACHE_PREFIX}*") if path.is_dir() and path != folder),
         key=_last_used, reverse=True,

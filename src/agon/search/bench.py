@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import random
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -19,44 +19,11 @@ import numpy as np
 from agon.core.fast import Array, FastTwin
 from agon.core.game import Game, State
 from agon.core.limits import Chunks, Limit
-from agon.games import make_game, plugins
 from agon.search.alphabeta import AlphaBetaAgent
 from agon.search.kernels import random_playouts
 from agon.search.mcts import MctsAgent
 from agon.search.twins import kernels_for, pass_action, twin_for
-
-
-def bench_variants() -> dict[str, tuple[str, Mapping[str, Any]]]:
-    """The variants ``bench`` measures by default, as the games declare them: label →
-    (game, options)."""
-    return {
-        label: (name, options)
-        for name, found in plugins().items() for label, options in found.benchmarks
-    }
-
-
-def verify_variants() -> dict[str, tuple[str, Mapping[str, Any]]]:
-    """The variants ``verify`` checks the fast twins on: the benchmarks' and the more the
-    games declare."""
-    checked = {
-        label: (name, options)
-        for name, found in plugins().items() for label, options in found.checks
-    }
-    return {**bench_variants(), **checked}
-
-
-MEASURES = (
-    "reference_playouts_per_s",
-    "fast_playouts_per_s",
-    "mcts_iterations_per_s",
-    "alphabeta_nodes_per_s",
-)
-
-
-def variant(label: str) -> Game:
-    game_name, options = verify_variants()[label]
-    return make_game(game_name, options)
-
+from agon.search.variants import MEASURES, variant
 
 PLAYOUT_PLIES = 5000
 """Random games are cut after this many plies, on both engines: where a game ends only when

@@ -2,30 +2,34 @@
 
 from __future__ import annotations
 
+import importlib
 from collections.abc import Callable
 
 from agon.core.errors import AgonError, quoted
 from agon.core.game import Game
 from agon.core.limits import Limit
 from agon.search.agent import Agent, RandomAgent
-from agon.search.alphabeta import AlphaBetaAgent
-from agon.search.base import FastAgent
-from agon.search.greedy import GreedyAgent
-from agon.search.mcts import InformedMctsAgent, MctsAgent
 
 AgentFactory = Callable[[Game, Limit | None, int | None], Agent]
 
 
-def _fast(agent_class: type[FastAgent]) -> AgentFactory:
-    return lambda game, limit, seed: agent_class(game, limit, seed).warmed_up()
+def _fast(module: str, class_name: str) -> AgentFactory:
+    """A factory of a compiled agent, whose module (and kernels) is imported only when an agent
+    is made: a command that makes none starts without them."""
+
+    def make(game: Game, limit: Limit | None, seed: int | None) -> Agent:
+        agent_class = getattr(importlib.import_module(f"agon.search.{module}"), class_name)
+        return agent_class(game, limit, seed).warmed_up()  # type: ignore[no-any-return]
+
+    return make
 
 
 AGENTS: dict[str, AgentFactory] = {
     "random": lambda game, limit, seed: RandomAgent(game, seed),
-    "greedy": _fast(GreedyAgent),
-    "mcts": _fast(MctsAgent),
-    "mcts-informed": _fast(InformedMctsAgent),
-    "alphabeta": _fast(AlphaBetaAgent),
+    "greedy": _fast("greedy", "GreedyAgent"),
+    "mcts": _fast("mcts", "MctsAgent"),
+    "mcts-informed": _fast("mcts", "InformedMctsAgent"),
+    "alphabeta": _fast("alphabeta", "AlphaBetaAgent"),
 }
 
 

@@ -19,9 +19,9 @@ from agon.core.game import Game, Move, State
 from agon.core.limits import NO_LIMIT, Limit
 from agon.core.results import Work
 from agon.solve import parallel
+from agon.solve.facts import Search
 from agon.solve.solver import (
     Progress,
-    Search,
     Solution,
     SolveInterrupted,
     Solver,

@@ -20,7 +20,6 @@ import sys
 import time
 from collections.abc import Callable, Generator, Iterator
 from dataclasses import dataclass, field
-from enum import StrEnum
 from pathlib import Path
 from typing import Any
 
@@ -33,11 +32,11 @@ from agon.core.fast import Array, FastTwin
 from agon.core.game import Game, Move, State
 from agon.core.limits import NO_LIMIT, Chunks, Limit, Stop
 from agon.core.player import Player
-from agon.core.plugin import KomiRule, Solving
+from agon.core.plugin import KomiRule
 from agon.core.results import Work
 from agon.core.symmetry import Symmetries, identity
 from agon.core.workers import stop_asked
-from agon.games import plugin, plugin_of, plugins
+from agon.games import plugin, plugins
 from agon.search.twins import history_kernels_for, kernels_for, twin_for
 from agon.solve import kernels as K
 from agon.solve import proof_numbers as P
@@ -48,6 +47,7 @@ from agon.solve.checkpoint import (
     load_tables,
     save_tables,
 )
+from agon.solve.facts import Search, default_table_bits, is_small_board, solving_facts
 
 Progress = Callable[[str], None]
 """Where a long solve reports how it goes (a line at a time)."""
@@ -95,39 +95,6 @@ CHECKPOINT_SECONDS = 1800.0
 
 
 _Buffers = tuple[Array, npt.NDArray[np.float64], Array, Array, Array, Array]
-
-
-UNDECLARED = Solving[Game](table_bits=lambda game: 18)
-"""What the solver assumes of a game that declares nothing for it: no symmetry, no bound on
-its margins, alpha-beta alone."""
-
-
-def solving_facts(game: Game) -> Solving[Any]:
-    """What the variant's game declares for the solver."""
-    return plugin_of(game).solving or UNDECLARED
-
-
-def default_table_bits(game: Game) -> int:
-    """The transposition table's size its game declares (2**bits buckets)."""
-    return solving_facts(game).table_bits(game)
-
-
-def is_small_board(game: Game) -> bool:
-    """Whether the variant is solved in at most a few hundred thousand nodes, so that small
-    tables do (:func:`default_table_bits`, :data:`NUMBERS_BITS`)."""
-    return solving_facts(game).small(game)
-
-
-class Search(StrEnum):
-    """How the solver settles each null-window test of MTD(f)."""
-
-    BOTH = "both"
-    """Proof numbers and alpha-beta in turns (:meth:`Solver._turn`)."""
-    PROOF_NUMBERS = "proof-numbers"
-    """Depth-first proof-number search (:mod:`agon.solve.proof_numbers`)."""
-    ALPHA_BETA = "alpha-beta"
-    """Alpha-beta (:func:`agon.solve.kernels.negamax`), with iterative deepening where games
-    can be long."""
 
 
 def default_search(game: Game) -> Search:

@@ -70,5 +70,8 @@ CHROMIUM_ARGS = [
 
 
 def launch_chromium(playwright: Any) -> Any:
-    """Headless Debian Chromium (``apt-get install chromium``) through Playwright."""
-    return playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
+    """Headless Chromium through Playwright: Debian's (``apt-get install chromium``) where it is
+    installed, else Playwright's own download (``playwright install chromium``), as
+    ``tools/system-packages browser`` provides one or the other."""
+    executable = CHROMIUM if Path(CHROMIUM).exists() else None
+    return playwright.chromium.launch(executable_path=executable, args=CHROMIUM_ARGS, headless=True)

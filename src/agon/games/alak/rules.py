@@ -227,8 +227,8 @@ class Alak(Game):
 
     def parse_move(self, text: str) -> Move:
         cleaned = text.strip().lower()
-        # "p" is short for pass, except on boards long enough to have a point p (the 16th).
-        if cleaned == "pass" or (cleaned == "p" and self.size < 16):
+        # (only in full: "p" is the 16th point, so that no move text means two things)
+        if cleaned == "pass":
             if not self.has_pass:
                 raise NotationError(
                     f"there is no pass in the {self.rules.value} rules: placing is compulsory"
@@ -244,7 +244,10 @@ class Alak(Game):
                 + (", or 'pass'" if self.has_pass else "")
             )
         if not 0 <= point < self.size:
-            raise NotationError(f"point {quoted(text)} is off the board (points 1–{self.size})")
+            raise NotationError(
+                f"point {quoted(text)} is off the board (points 1–{self.size})"
+                + (": a pass is written 'pass'" if cleaned == "p" and self.has_pass else "")
+            )
         return point
 
     def format_move(self, move: Move) -> str:

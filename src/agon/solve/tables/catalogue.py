@@ -7,7 +7,7 @@ from collections.abc import Iterator
 from agon.core.game import Game
 from agon.core.results import Job, QualityGame
 from agon.games import plugins
-from agon.solve.solver import solving_facts
+from agon.solve.facts import solving_facts
 
 QUALITY_AGENTS = ("mcts:1s", "alphabeta:1s")
 """The agents whose move quality is measured on each game's quality variants."""

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import platform
 import time
+from pathlib import Path
 
 from agon.core.results import Results
 from agon.games import plugins
@@ -15,6 +16,8 @@ from agon.solve.tables.catalogue import (
     table_sizes,
 )
 
+DEFAULT_OUT = Path("docs/results.md")
+"""The Markdown file ``agon tables`` writes."""
 BOUNDS_SECONDS = 60.0
 """The time a board gets once a smaller board of its family ran out of time before its value
 was proven: enough for bounds on its value, often not for the value."""

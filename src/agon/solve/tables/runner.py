@@ -27,8 +27,6 @@ from agon.solve.solver import Progress, labelled_progress, warm_up_kernels
 from agon.solve.tables.catalogue import jobs, measurements, table_bits
 from agon.solve.tables.report import BOUNDS_SECONDS, render
 
-DEFAULT_OUT = Path("docs/results.md")
-
 
 def solve_job(
     job: Job, max_seconds: float, progress: Progress | None, asked_bits: int | None = None,
