@@ -124,7 +124,7 @@ def test_an_unusable_folder_is_said_once_and_the_game_goes_on(
     monkeypatch.setenv("AGON_HOME", str(blocker))
     result = agon(TWO_HUMANS, input="1\n3\n")
     assert result.exit_code == 0, result.output
-    assert result.stdout.count("Autosave failed: ") == 1
+    assert result.stdout.count(f"Autosave failed: cannot write in {blocker / 'games'}: ") == 1
     assert "White to move> 3\n" in result.stdout and "end of input" in result.stdout
     assert saved_lines(result) == []
 
@@ -363,6 +363,19 @@ def test_a_signal_ends_the_game_saved(stop: signal.Signals, saved_games_home: Pa
     lines = out.decode().splitlines()
     assert lines[-2:] == ["Interrupted.", f"Game saved to {path} (`agon play --resume` goes on)"]
     assert len(only_saved(saved_games_home)["moves"]) == 2
+
+
+def test_a_hangup_ignored_by_nohup_stays_ignored(saved_games_home: Path) -> None:
+    process = subprocess.Popen(
+        COMMAND,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        preexec_fn=lambda: signal.signal(signal.SIGHUP, signal.SIG_IGN),
+    )
+    play_one_move(process)
+    process.send_signal(signal.SIGHUP)
+    out, _ = process.communicate(b"quit\n")
+    assert process.returncode == 0 and b"game left unfinished" in out
 
 
 def test_even_sigkill_loses_no_move_shown(saved_games_home: Path) -> None:

@@ -570,9 +570,7 @@ def play_command(
     options: GameOptions,
     black: Annotated[
         str | None,
-        typer.Option(
-            "--black", help=_agent_help("Black") + " Default: human.", show_default=False
-        ),
+        typer.Option("--black", help=_agent_help("Black") + " Default: human.", show_default=False),
     ] = None,
     white: Annotated[
         str | None,
@@ -615,8 +613,10 @@ def play_command(
         return
     if resume:
         if options or position:
-            fail("--resume goes on with the record's variant and position: leave out the "
-                 "game's options and --position")
+            fail(
+                "--resume goes on with the record's variant and position: leave out the "
+                "game's options and --position"
+            )
         record, record_path = resumed_record(game)
         states = record.states()
         start, state = states[0], states[-1]
@@ -657,8 +657,7 @@ def play_command(
     )
     names_ = {player: agent.spec if agent else HUMAN for player, agent in agents.items()}
     screen.say(
-        f"{state.game.description}. Black: {names_[Player.BLACK]}, "
-        f"White: {names_[Player.WHITE]}."
+        f"{state.game.description}. Black: {names_[Player.BLACK]}, White: {names_[Player.WHITE]}."
     )
     try:
         with terminate_as_interrupt():

@@ -116,8 +116,9 @@ class Autosave:
                 self.path = new_game_file(self.folder, self.pending.game.name)
             save_record(self.pending, self.path)
         except (OSError, AgonError) as error:
-            text = error.strerror if isinstance(error, OSError) and error.strerror else error
-            message = None if self.failing else f"Autosave failed: {text}"
+            if isinstance(error, OSError):
+                error = AgonError(f"cannot write in {self.folder}: {error.strerror or error}")
+            message = None if self.failing else f"Autosave failed: {error}"
             self.failing = True
             return message
         self.pending = None
