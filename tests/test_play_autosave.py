@@ -3,13 +3,16 @@ stays after the end; input lines are bounded; signals end the game saved."""
 
 from __future__ import annotations
 
+import fcntl
 import json
 import os
+import pty
 import re
 import shlex
 import signal
 import subprocess
 import sys
+import termios
 from pathlib import Path
 from typing import Any
 
@@ -202,6 +205,9 @@ def test_resume_refuses_cleanly(saved_games_home: Path, tmp_path: Path) -> None:
     refused("play alak --resume", "no unfinished alak game")
     refused(f"play --resume {tmp_path / 'missing.json'}", "no such file")
     refused("play --resume /dev/null", "not a regular file")
+    fifo = tmp_path / "pipe.json"
+    os.mkfifo(fifo)
+    refused(f"replay {fifo}", "not a regular file")  # (reading it would wait forever)
     broken = tmp_path / "broken.json"
     broken.write_text("{")
     refused(f"play --resume {broken}", "not valid JSON")
@@ -362,6 +368,33 @@ def test_a_signal_ends_the_game_saved(stop: signal.Signals, saved_games_home: Pa
     [path] = saved_files(saved_games_home)
     lines = out.decode().splitlines()
     assert lines[-2:] == ["Interrupted.", f"Game saved to {path} (`agon play --resume` goes on)"]
+    assert len(only_saved(saved_games_home)["moves"]) == 2
+
+
+def test_closing_the_terminal_ends_the_game_saved(saved_games_home: Path) -> None:
+    """In a terminal of its own (a pseudo-terminal), which then closes: the kernel hangs up."""
+    terminal, its_end = pty.openpty()
+
+    def own_terminal() -> None:
+        fcntl.ioctl(0, termios.TIOCSCTTY, 0)
+
+    process = subprocess.Popen(
+        COMMAND,
+        stdin=its_end,
+        stdout=its_end,
+        stderr=its_end,
+        start_new_session=True,
+        preexec_fn=own_terminal,
+    )
+    os.close(its_end)
+    seen = b""
+    while seen.count(PROMPT) < 1:
+        seen += os.read(terminal, 65536)
+    os.write(terminal, b"1\r")
+    while seen.count(PROMPT) < 2:
+        seen += os.read(terminal, 65536)
+    os.close(terminal)
+    assert process.wait() == 130
     assert len(only_saved(saved_games_home)["moves"]) == 2
 
 
