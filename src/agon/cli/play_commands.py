@@ -394,17 +394,17 @@ class Session:
         self.unannounced = True
 
     def announce(self) -> None:
-        """Say where the game is saved, if it changed since last said."""
+        """Say where the game is saved, if it changed since last said. (The game as last kept,
+        not the state, which an interrupt may have left in the middle of a change.)"""
         failure = self.autosave.flush()
         if failure:
             self.screen.say(failure)
-        if not self.unannounced or self.autosave.pending is not None:
+        kept = self.autosave.record
+        if not self.unannounced or not self.autosave.written or kept is None:
             return
         self.unannounced = False
-        if self.state.is_over:
-            self.screen.say(f"Game saved to {self.autosave.path}")
-        else:
-            self.screen.say(f"Game saved to {self.autosave.path} (`agon play --resume` goes on)")
+        going_on = "" if kept.finished else " (`agon play --resume` goes on)"
+        self.screen.say(f"Game saved to {self.autosave.path}{going_on}")
 
     def play(self, player: Player, move: Move) -> None:
         self.state.play(move)
@@ -617,43 +617,27 @@ def play_command(
                 "--resume goes on with the record's variant and position: leave out the "
                 "game's options and --position"
             )
-        record, record_path = resumed_record(game)
-        states = record.states()
-        start, state = states[0], states[-1]
-        seats = {Player(int(p)): record.players.get(p.label, "?") for p in Player}
-        screen.say(f"Resuming {record_path}: {len(record.moves)} moves played.")
+        opening = resumed_opening(game, screen)
     else:
         if game is None:
             fail(f"say which game to play: {' or '.join(names())} (or --resume, or --list)")
-        variant = build_game(game, options)
-        start = load_start(variant, position)
-        state = start.copy()
-        states = [start]
-        seats = {Player.BLACK: HUMAN, Player.WHITE: strongest_agent_spec()}
+        opening = new_opening(build_game(game, options), position)
     given = {Player.BLACK: black, Player.WHITE: white}
-    agents = choose_agents(state.game, seats, given, seed, screen)
-    if resume:
-        folder = games_folder()
-        in_folder = record_path.resolve().parent == folder.resolve()
-        autosave = Autosave(folder, record_path if in_folder else None)
-        started, start_position = record.started, record.start_position
-    else:
-        autosave = Autosave(games_folder())
-        started = now_iso()
-        start_position = start.position() if position is not None else None
+    agents = choose_agents(opening.state.game, opening.seats, given, seed, screen)
     if sys.stdin.isatty():
         import readline  # noqa: F401  (line editing and history for input())
+    state = opening.state
     session = Session(
         state,
         agents,
         screen,
         seed,
-        autosave,
-        start=start,
-        start_position=start_position,
+        opening.autosave,
+        start=opening.start,
+        start_position=opening.start_position,
         echo_input=not sys.stdin.isatty(),
-        movers=[mover for before in states[:-1] if (mover := before.to_move) is not None],
-        started=started,
+        movers=opening.movers,
+        started=opening.started,
     )
     names_ = {player: agent.spec if agent else HUMAN for player, agent in agents.items()}
     screen.say(
@@ -668,12 +652,59 @@ def play_command(
         session.announce()
     except KeyboardInterrupt:
         # The last move's record is written unless its save was cut short: then write it now.
-        # (The state itself may be cut short in a change: it is not read again.)
+        # (The state is not read again: the interrupt may have come in the middle of a move.)
         session.autosave.flush()
         with suppress(OSError):  # (after a hangup the terminal is gone)
             screen.say("\nInterrupted.")
             session.announce()
         raise typer.Exit(INTERRUPTED) from None
+
+
+@dataclass
+class Opening:
+    """Where a session begins: a new game, or a saved one going on."""
+
+    start: State
+    state: State
+    movers: list[Player]
+    seats: dict[Player, str]
+    """Who plays each side unless the command line says: 'human' or an agent spec."""
+    started: str
+    start_position: str | None
+    autosave: Autosave
+
+
+def new_opening(variant: Game, position: str | None) -> Opening:
+    start = load_start(variant, position)
+    return Opening(
+        start=start,
+        state=start.copy(),
+        movers=[],
+        seats={Player.BLACK: HUMAN, Player.WHITE: strongest_agent_spec()},
+        started=now_iso(),
+        start_position=start.position() if position is not None else None,
+        autosave=Autosave(games_folder()),
+    )
+
+
+def resumed_opening(target: str | None, screen: Screen) -> Opening:
+    """The saved game ``--resume`` goes on with (see :func:`resumed_record`). A game of the
+    games folder goes on in its file; a record from elsewhere is not written over, the game
+    goes on in a new file of the folder."""
+    record, path = resumed_record(target)
+    screen.say(f"Resuming {path}: {len(record.moves)} moves played.")
+    states = record.states()
+    folder = games_folder()
+    in_folder = path.resolve().parent == folder.resolve()
+    return Opening(
+        start=states[0],
+        state=states[-1],
+        movers=[mover for before in states[:-1] if (mover := before.to_move) is not None],
+        seats={player: record.players.get(player.label, "?") for player in Player},
+        started=record.started,
+        start_position=record.start_position,
+        autosave=Autosave(folder, path if in_folder else None),
+    )
 
 
 def choose_agents(

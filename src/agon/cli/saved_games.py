@@ -99,29 +99,31 @@ class Autosave:
     def __init__(self, folder: Path, path: Path | None = None) -> None:
         self.folder = folder
         self.path = path
-        self.pending: GameRecord | None = None
+        self.record: GameRecord | None = None  # the game as last kept
+        self.written = True  # whether the file holds it
         self.failing = False
 
     def keep(self, record: GameRecord) -> str | None:
         """Save ``record``; a message to show when saving has just started failing."""
-        self.pending = record
+        self.record = record
+        self.written = False
         return self.flush()
 
     def flush(self) -> str | None:
         """Write the record not yet written, if any (see :meth:`keep`)."""
-        if self.pending is None:
+        if self.written or self.record is None:
             return None
         try:
             if self.path is None:
-                self.path = new_game_file(self.folder, self.pending.game.name)
-            save_record(self.pending, self.path)
+                self.path = new_game_file(self.folder, self.record.game.name)
+            save_record(self.record, self.path)
         except (OSError, AgonError) as error:
             if isinstance(error, OSError):
                 error = AgonError(f"cannot write in {self.folder}: {error.strerror or error}")
             message = None if self.failing else f"Autosave failed: {error}"
             self.failing = True
             return message
-        self.pending = None
+        self.written = True
         self.failing = False
         return None
 
