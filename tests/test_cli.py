@@ -265,7 +265,7 @@ def test_play_alternator_with_undo_save_and_replay(tmp_path: Path) -> None:
     assert re.search(r"Hint \([a-z-]+(:\S+)?\): ", out)
     assert f"Saved 2 moves to {record_file}" in out
     assert "Game over: both players passed" in out
-    assert out.rstrip().endswith("(both players passed).")
+    assert "(both players passed).\nGame saved to " in out
 
     record = json.loads(record_file.read_text())
     assert record["game"] == "alternator" and record["moves"][0] == "a1-b1"
@@ -295,12 +295,12 @@ def test_play_ends_cleanly_on_end_of_input_quit_and_ctrl_c(monkeypatch: pytest.M
     assert "end of input: the game is left unfinished" in eof.stdout
     assert "Traceback" not in eof.output
     quit_ = agon("play", "alak", "--white", "random", input="quit\n")
-    assert quit_.exit_code == 0 and "game abandoned" in quit_.stdout
+    assert quit_.exit_code == 0 and "game left unfinished" in quit_.stdout
 
     def interrupt(prompt: str = "") -> str:
         raise KeyboardInterrupt
 
-    monkeypatch.setattr("builtins.input", interrupt)
+    monkeypatch.setattr("agon.cli.play_commands.read_line", interrupt)
     stopped = agon("play", "alak", "--white", "random")
     assert stopped.exit_code == 130
     assert "Interrupted." in stopped.stdout and "Traceback" not in stopped.output

@@ -168,8 +168,9 @@ def play_moves(state: State, moves_text: str) -> None:
 
 @contextmanager
 def terminate_as_interrupt() -> Iterator[None]:
-    """Within the block, stop on SIGTERM (``kill``, a job scheduler's stop) as on Ctrl-C, so
-    that long work reports what it found and saves what it keeps before it ends."""
+    """Within the block, stop on SIGTERM (``kill``, a job scheduler's stop) and SIGHUP (the
+    terminal closed) as on Ctrl-C, so that long work reports what it found and saves what it
+    keeps before it ends. A signal ignored (``nohup``) stays ignored."""
     if threading.current_thread() is not threading.main_thread():
         yield  # (only the main thread may set signal handlers)
         return
@@ -177,9 +178,15 @@ def terminate_as_interrupt() -> Iterator[None]:
     def interrupt(signum: int, frame: FrameType | None) -> None:
         raise KeyboardInterrupt
 
-    previous = signal.signal(signal.SIGTERM, interrupt)
+    stops = [signal.SIGTERM, *([signal.SIGHUP] if hasattr(signal, "SIGHUP") else [])]
+    previous = {
+        stop: signal.signal(stop, interrupt)
+        for stop in stops
+        if signal.getsignal(stop) is not signal.SIG_IGN
+    }
     try:
         yield
     finally:
-        signal.signal(signal.SIGTERM, previous)
+        for stop, handler in previous.items():
+            signal.signal(stop, handler)
 

@@ -6,7 +6,10 @@ import json
 import os
 import sys
 import textwrap
+from collections.abc import Callable
+from contextlib import suppress
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -21,13 +24,23 @@ from agon.cli.common import (
     game_command,
     load_start,
     play_moves,
+    terminate_as_interrupt,
 )
-from agon.core.errors import AgonError, NotationError
+from agon.cli.saved_games import (
+    Autosave,
+    SavedGame,
+    game_files,
+    games_folder,
+    latest_unfinished,
+    load_record,
+    save_record,
+)
+from agon.core.errors import AgonError, NotationError, quoted
 from agon.core.game import Game, Move, State, format_points
 from agon.core.player import Player
 from agon.core.records import GameRecord, now_iso
 from agon.core.render import player_name
-from agon.games import make_game, renderer, rules_text
+from agon.games import names, renderer, rules_text
 from agon.search.agent import Agent
 from agon.search.registry import AGENTS, make_agent
 
@@ -198,45 +211,206 @@ def rules_command(
     Screen.choose(plain).markdown(text)
 
 
+# --- reading the terminal -------------------------------------------------------------------------
+
+MAX_LINE_BYTES = 4096
+"""The longest line of input read (a move or a command is a few bytes; a file name a few
+hundred)."""
+
+
+class LineTooLong(Exception):
+    """A line of input over :data:`MAX_LINE_BYTES`, read to its end and dropped."""
+
+
+def read_line(prompt: str) -> str:
+    """One line of standard input, of at most :data:`MAX_LINE_BYTES` bytes. Raises EOFError at
+    the end of the input, and LineTooLong for a longer line, whose rest is read a piece at a
+    time and dropped: an endless line takes no more memory than a short one."""
+    if sys.stdin.isatty():
+        line = input(prompt)  # (line editing; a terminal's line is what a person typed)
+        if len(line.encode("utf-8", "replace")) > MAX_LINE_BYTES:
+            raise LineTooLong
+        return line
+    sys.stdout.write(prompt)
+    sys.stdout.flush()
+    stream = sys.stdin.buffer
+    data = stream.readline(MAX_LINE_BYTES + 1)
+    if not data:
+        raise EOFError
+    if len(data) > MAX_LINE_BYTES and not data.endswith(b"\n"):
+        while (rest := stream.readline(64 * 1024)) and not rest.endswith(b"\n"):
+            pass
+        raise LineTooLong
+    return data.decode("utf-8", "replace").rstrip("\r\n")
+
+
+def read_command(screen: Screen, prompt: str, echo: bool) -> str:
+    """A line read with :func:`read_line`, asked again after a line too long; ``echo`` shows
+    the line after the prompt (when the input is not a terminal, which shows it itself)."""
+    while True:
+        try:
+            line = read_line(prompt)
+        except LineTooLong:
+            if echo:
+                screen.say("")
+            screen.say(f"That line is over {MAX_LINE_BYTES} bytes: ignored.")
+            continue
+        if echo:
+            screen.say(line)
+        return line
+
+
+# --- agon replay, and review in agon play ---------------------------------------------------------
+
+
+def replay_step(index: int, command: str, last: int) -> int | None:
+    """The position to show after ``command`` at position ``index`` of 0..last; None: stop.
+
+    Enter goes forward (and stops after the last position), ``b`` back, ``q`` stops, a number
+    jumps to the position after that many moves.
+    """
+    command = command.strip().lower()
+    if command in ("q", "quit"):
+        return None
+    if command in ("b", "back"):
+        return max(index - 1, 0)
+    if command.isdigit():
+        return min(int(command), last)
+    return index + 1 if index < last else None
+
+
+REVIEW_PROMPT = "[Enter] next, b back, q quit, N go to move N> "
+
+
+def step_through(screen: Screen, record: GameRecord, ask: Callable[[str], str] | None) -> None:
+    """Show a game's positions: all in turn where ``ask`` is None, else as the answers it reads
+    direct (:func:`replay_step`). EOFError from ``ask`` stops."""
+    states = record.states()
+
+    def show(index: int) -> None:
+        if index == 0:
+            screen.say("Start")
+        else:
+            mover = states[index - 1].to_move
+            who = player_name(mover) if mover is not None else ""
+            screen.say(f"Move {index}/{len(record.moves)}: {who} {record.moves[index - 1]}")
+        screen.board(states[index])
+
+    last = len(states) - 1
+    if ask is None:
+        for index in range(last + 1):
+            show(index)
+        return
+    shown: int | None = 0
+    while shown is not None:
+        show(shown)
+        shown = replay_step(shown, ask(REVIEW_PROMPT), last)
+
+
+def replay_command(
+    record_file: Annotated[
+        Path, typer.Argument(help="A game record (JSON) saved by `agon play` or the web arena.")
+    ],
+    show_all: Annotated[
+        bool, typer.Option("--all", help="Print every position, without stopping.")
+    ] = False,
+    plain: PlainOpt = False,
+) -> None:
+    """Step through a saved game: Enter next, b back, q quit, a number jumps to that move."""
+    try:
+        record = load_record(record_file)
+    except AgonError as error:
+        fail(str(error))
+    screen = Screen.choose(plain)
+    players = record.players
+    screen.say(
+        f"{record.game.description}. Black: {players.get('black', '?')}, "
+        f"White: {players.get('white', '?')}. {len(record.moves)} moves."
+    )
+    stepping = not show_all and sys.stdin.isatty()
+    ask = partial(read_command, screen, echo=False) if stepping else None
+    try:
+        step_through(screen, record, ask)
+    except (EOFError, KeyboardInterrupt):
+        screen.say("")
+
+
 # --- agon play ------------------------------------------------------------------------------------
 
 
-class GameOver(Exception):
-    """The session ends before the game does (quit, end of input)."""
+class Leave(Exception):
+    """The player leaves the game (quit, end of input), which stays saved as it is."""
 
 
 @dataclass
 class Session:
-    """One game at the terminal between humans and agents."""
+    """Games at the terminal between humans and agents, each kept in its file as it goes."""
 
     state: State
     agents: dict[Player, Agent | None]
     screen: Screen
     seed: int | None
+    autosave: Autosave
+    start: State
     start_position: str | None
     echo_input: bool = False
     movers: list[Player] = field(default_factory=list)
     started: str = field(default_factory=now_iso)
+    unannounced: bool = False
 
     @property
     def game(self) -> Game:
         return self.state.game
 
     def run(self) -> None:
+        """Play, and after each game's end offer to save, undo, review or start again, until
+        the player leaves (:class:`Leave`)."""
         self.screen.board(self.state)
-        while not self.state.is_over:
-            player = self.state.to_move
-            assert player is not None
-            agent = self.agents[player]
-            if agent is None:
-                self.human_turn(player)
-            else:
-                self.computer_turn(player, agent)
-        self.screen.say(result_sentence(self.state))
+        while True:
+            while not self.state.is_over:
+                player = self.state.to_move
+                assert player is not None
+                agent = self.agents[player]
+                if agent is None:
+                    self.human_turn(player)
+                else:
+                    self.computer_turn(player, agent)
+            self.screen.say(result_sentence(self.state))
+            self.announce()
+            while not self.command(self.ask("Game over> "), None):
+                pass
+
+    def record(self) -> GameRecord:
+        players = {
+            player.label: agent.spec if agent else HUMAN for player, agent in self.agents.items()
+        }
+        return GameRecord.from_state(self.state, players, self.start_position, self.started)
+
+    def keep(self) -> None:
+        """Save the game in its file as it is now: after every move, undo and new game, so
+        that nothing shown on the screen is lost, whatever ends the program."""
+        failure = self.autosave.keep(self.record())
+        if failure:
+            self.screen.say(failure)
+        self.unannounced = True
+
+    def announce(self) -> None:
+        """Say where the game is saved, if it changed since last said. (The game as last kept,
+        not the state, which an interrupt may have left in the middle of a change.)"""
+        failure = self.autosave.flush()
+        if failure:
+            self.screen.say(failure)
+        kept = self.autosave.record
+        if not self.unannounced or not self.autosave.written or kept is None:
+            return
+        self.unannounced = False
+        going_on = "" if kept.finished else " (`agon play --resume` goes on)"
+        self.screen.say(f"Game saved to {self.autosave.path}{going_on}")
 
     def play(self, player: Player, move: Move) -> None:
         self.state.play(move)
         self.movers.append(player)
+        self.keep()
         self.screen.board(self.state)
 
     def computer_turn(self, player: Player, agent: Agent) -> None:
@@ -245,32 +419,45 @@ class Session:
         self.play(player, move)
 
     def human_turn(self, player: Player) -> None:
-        """Read commands until the human has moved (or the session ends)."""
-        while True:
-            try:
-                line = input(f"{player_name(player)} to move> ")
-            except EOFError:
-                self.screen.say("")
-                raise GameOver("end of input: the game is left unfinished") from None
-            if self.echo_input:
-                self.screen.say(line)
-            command, _, argument = line.strip().partition(" ")
-            command = command.lower()
-            if not command:
-                continue
-            if command in ("quit", "exit"):
-                raise GameOver("game abandoned")
-            if command in ("help", "?"):
-                self.show_help()
-            elif command == "undo":
-                if self.undo():
-                    return
-            elif command == "hint":
-                self.hint()
-            elif command == "save":
-                self.save(argument.strip())
-            elif self.try_move(player, line):
-                return
+        """Read commands until the human has moved (or undone, or started a new game)."""
+        while not self.command(self.ask(f"{player_name(player)} to move> "), player):
+            pass
+
+    def ask(self, prompt: str) -> str:
+        try:
+            return read_command(self.screen, prompt, self.echo_input)
+        except EOFError:
+            self.screen.say("")
+            over = self.state.is_over
+            raise Leave("" if over else "end of input: the game is left unfinished") from None
+
+    def command(self, line: str, player: Player | None) -> bool:
+        """Do what ``line`` says, at ``player``'s turn (None: after the end); whether the turn
+        is over (a move, an undo, a new game)."""
+        command, _, argument = line.strip().partition(" ")
+        command = command.lower()
+        if not command:
+            return False
+        if command in ("quit", "exit"):
+            raise Leave("" if self.state.is_over else "game left unfinished")
+        if command in ("help", "?"):
+            self.show_help(player)
+        elif command == "undo":
+            return self.undo()
+        elif command == "new":
+            self.new_game()
+            return True
+        elif command == "save":
+            self.save(argument.strip())
+        elif command == "review":
+            self.review()
+        elif player is None:
+            self.screen.say("The game is over. Type 'help' for what you can do now.")
+        elif command == "hint":
+            self.hint()
+        else:
+            return self.try_move(player, line)
+        return False
 
     def try_move(self, player: Player, text: str) -> bool:
         try:
@@ -296,11 +483,43 @@ class Session:
             taken_back.append(self.game.format_move(self.state.undo()))
             if self.movers.pop() in humans:
                 break
+        self.keep()
         self.screen.say(f"Took back: {', '.join(reversed(taken_back))}")
         self.screen.board(self.state)
         return True
 
-    def show_help(self) -> None:
+    def new_game(self) -> None:
+        """Start again from the same position, with the same players, in a file of its own."""
+        self.announce()
+        self.state = self.start.copy()
+        self.movers = []
+        self.started = now_iso()
+        self.autosave = Autosave(self.autosave.folder)
+        self.unannounced = False
+        self.screen.say("New game.")
+        self.screen.board(self.state)
+
+    def review(self) -> None:
+        """Step through the game so far, then show where it stands."""
+        step_through(self.screen, self.record(), self.ask)
+        self.screen.say("Back to the game." if not self.state.is_over else "Back to the end.")
+        self.screen.board(self.state)
+
+    def show_help(self, player: Player | None) -> None:
+        common = (
+            "  save FILE  save the game as a JSON record (see `agon replay`)\n"
+            "  review     step through the game, move by move\n"
+            "  new        start a new game (this one stays saved)\n"
+            "  help       this text\n"
+            "  quit       leave (the game stays saved: `agon play --resume` goes on)"
+        )
+        if player is None:
+            self.screen.say(
+                "The game is over. Type one of:\n"
+                "  undo       take back your last move (and the computer's reply) and go on\n"
+                + common
+            )
+            return
         legal = self.state.legal_moves()
         example = self.game.format_move(legal[0]) if legal else "pass"
         passing = ", pass" if self.game.pass_move is not None else ""
@@ -308,10 +527,8 @@ class Session:
             f"Type a move (e.g. {example}){passing}, or one of:\n"
             "  undo       take back your last move (and the computer's reply)\n"
             "  hint       ask the strongest agent for a move\n"
-            "  save FILE  save the game as a JSON record (see `agon replay`)\n"
-            "  help       this text\n"
-            "  quit       leave the game\n"
-            f"Legal moves ({len(legal)}):\n{_wrapped_moves(self.state, legal)}"
+            + common
+            + f"\nLegal moves ({len(legal)}):\n{_wrapped_moves(self.state, legal)}"
         )
 
     def hint(self) -> None:
@@ -329,22 +546,33 @@ class Session:
         if not path:
             self.screen.say("Say where to save: save FILE")
             return
-        players = {
-            player.label: agent.spec if agent else HUMAN for player, agent in self.agents.items()
-        }
-        record = GameRecord.from_state(self.state, players, self.start_position, self.started)
         try:
-            record.save(path)
+            save_record(self.record(), Path(path).expanduser())
         except AgonError as error:
             self.screen.say(f"Not saved: {error}")
             return
         self.screen.say(f"Saved {len(self.state.history)} moves to {path}")
 
 
+PlayGameArg = Annotated[
+    str | None,
+    typer.Argument(
+        help=f"The game: {' or '.join(names())}. With --resume: a game (its latest unfinished "
+        "game) or a record file; with --list, the game whose saved games to list.",
+        show_default=False,
+    ),
+]
+LIST_LENGTH = 20
+
+
 def play_command(
-    game: GameArg,
+    game: PlayGameArg = None,
+    *,
     options: GameOptions,
-    black: Annotated[str, typer.Option("--black", help=_agent_help("Black"))] = HUMAN,
+    black: Annotated[
+        str | None,
+        typer.Option("--black", help=_agent_help("Black") + " Default: human.", show_default=False),
+    ] = None,
     white: Annotated[
         str | None,
         typer.Option(
@@ -357,109 +585,208 @@ def play_command(
         int | None, typer.Option("--seed", help="Seed for the agents' random choices.")
     ] = None,
     position: PositionOpt = None,
+    resume: Annotated[
+        bool,
+        typer.Option(
+            "--resume",
+            help="Go on with a saved game: the latest unfinished one (of GAME if given), or "
+            "the record file given as GAME. Its variant, moves and players are the record's "
+            "(--black and --white change the players).",
+        ),
+    ] = False,
+    list_games: Annotated[
+        bool, typer.Option("--list", help="List the saved games, the latest first.")
+    ] = False,
     plain: PlainOpt = False,
 ) -> None:
     """Play a game at the terminal: humans against agents, or agents against each other.
 
-    At your turn type a move in the game's notation, pass, undo, hint, save FILE or quit.
+    At your turn type a move in the game's notation, pass, undo, hint, review, save FILE, new
+    or quit; after the end, undo, review, save FILE, new or quit. Every game is saved as it
+    goes, in $AGON_HOME/games if AGON_HOME is set, else in $XDG_STATE_HOME/agon/games
+    (~/.local/state/agon/games); --resume goes on with one.
     """
-    variant = build_game(game, options)
-    state = load_start(variant, position)
-    agents: dict[Player, Agent | None] = {}
-    specs = {Player.BLACK: black, Player.WHITE: white or strongest_agent_spec()}
-    for player, spec in specs.items():
-        if spec.strip().lower() == HUMAN:
-            agents[player] = None
-            continue
-        player_seed = None if seed is None else seed + player
-        try:
-            agents[player] = make_agent(spec, variant, player_seed)
-        except AgonError as error:
-            fail(f"--{player.label}: {error}")
     screen = Screen.choose(plain)
+    if list_games:
+        if resume or options or position or black or white:
+            fail("--list takes no other option (a game's name lists only its games)")
+        list_saved_games(screen, game)
+        return
+    if resume:
+        if options or position:
+            fail(
+                "--resume goes on with the record's variant and position: leave out the "
+                "game's options and --position"
+            )
+        opening = resumed_opening(game, screen)
+    else:
+        if game is None:
+            fail(f"say which game to play: {' or '.join(names())} (or --resume, or --list)")
+        opening = new_opening(build_game(game, options), position)
+    given = {Player.BLACK: black, Player.WHITE: white}
+    agents = choose_agents(opening.state.game, opening.seats, given, seed, screen)
     if sys.stdin.isatty():
         import readline  # noqa: F401  (line editing and history for input())
+    state = opening.state
     session = Session(
         state,
         agents,
         screen,
         seed,
-        start_position=state.position() if position is not None else None,
+        opening.autosave,
+        start=opening.start,
+        start_position=opening.start_position,
         echo_input=not sys.stdin.isatty(),
+        movers=opening.movers,
+        started=opening.started,
     )
-    screen.say(f"{variant.description}. Black: {black}, White: {specs[Player.WHITE]}.")
+    names_ = {player: agent.spec if agent else HUMAN for player, agent in agents.items()}
+    screen.say(
+        f"{state.game.description}. Black: {names_[Player.BLACK]}, White: {names_[Player.WHITE]}."
+    )
     try:
-        session.run()
-    except GameOver as stop:
-        screen.say(f"{stop}.")
+        with terminate_as_interrupt():
+            session.run()
+    except Leave as leaving:
+        if str(leaving):
+            screen.say(f"{leaving}.")
+        session.announce()
     except KeyboardInterrupt:
-        screen.say("\nInterrupted.")
+        # The last move's record is written unless its save was cut short: then write it now.
+        # (The state is not read again: the interrupt may have come in the middle of a move.)
+        session.autosave.flush()
+        with suppress(OSError):  # (after a hangup the terminal is gone)
+            screen.say("\nInterrupted.")
+            session.announce()
         raise typer.Exit(INTERRUPTED) from None
 
 
-# --- agon replay ----------------------------------------------------------------------------------
+@dataclass
+class Opening:
+    """Where a session begins: a new game, or a saved one going on."""
+
+    start: State
+    state: State
+    movers: list[Player]
+    seats: dict[Player, str]
+    """Who plays each side unless the command line says: 'human' or an agent spec."""
+    started: str
+    start_position: str | None
+    autosave: Autosave
 
 
-def replay_step(index: int, command: str, last: int) -> int | None:
-    """The position to show after ``command`` at position ``index`` of 0..last; None: stop.
-
-    Enter goes forward (and stops after the last position), ``b`` back, ``q`` stops, a number
-    jumps to the position after that many moves.
-    """
-    command = command.strip().lower()
-    if command in ("q", "quit"):
-        return None
-    if command in ("b", "back"):
-        return max(index - 1, 0)
-    if command.isdigit():
-        return min(int(command), last)
-    return index + 1 if index < last else None
-
-
-def replay_command(
-    record_file: Annotated[
-        Path, typer.Argument(help="A game record (JSON) saved by `agon play` or the web arena.")
-    ],
-    show_all: Annotated[
-        bool, typer.Option("--all", help="Print every position, without stopping.")
-    ] = False,
-    plain: PlainOpt = False,
-) -> None:
-    """Step through a saved game: Enter next, b back, q quit, a number jumps to that move."""
-    try:
-        record = GameRecord.load(record_file, make_game)
-    except AgonError as error:
-        fail(str(error))
-    states = record.states()
-    screen = Screen.choose(plain)
-    players = record.players
-    screen.say(
-        f"{record.game.description}. Black: {players.get('black', '?')}, "
-        f"White: {players.get('white', '?')}. {len(record.moves)} moves."
+def new_opening(variant: Game, position: str | None) -> Opening:
+    start = load_start(variant, position)
+    return Opening(
+        start=start,
+        state=start.copy(),
+        movers=[],
+        seats={Player.BLACK: HUMAN, Player.WHITE: strongest_agent_spec()},
+        started=now_iso(),
+        start_position=start.position() if position is not None else None,
+        autosave=Autosave(games_folder()),
     )
 
-    def show(index: int) -> None:
-        if index == 0:
-            screen.say("Start")
-        else:
-            mover = states[index - 1].to_move
-            who = player_name(mover) if mover is not None else ""
-            screen.say(f"Move {index}/{len(record.moves)}: {who} {record.moves[index - 1]}")
-        screen.board(states[index])
 
-    last = len(states) - 1
-    if show_all or not sys.stdin.isatty():
-        for index in range(last + 1):
-            show(index)
-        return
-    prompt = "[Enter] next, b back, q quit, N go to move N> "
-    shown: int | None = 0
+def resumed_opening(target: str | None, screen: Screen) -> Opening:
+    """The saved game ``--resume`` goes on with (see :func:`resumed_record`). A game of the
+    games folder goes on in its file; a record from elsewhere is not written over, the game
+    goes on in a new file of the folder."""
+    record, path = resumed_record(target)
+    screen.say(f"Resuming {path}: {len(record.moves)} moves played.")
+    states = record.states()
+    folder = games_folder()
+    in_folder = path.resolve().parent == folder.resolve()
+    return Opening(
+        start=states[0],
+        state=states[-1],
+        movers=[mover for before in states[:-1] if (mover := before.to_move) is not None],
+        seats={player: record.players.get(player.label, "?") for player in Player},
+        started=record.started,
+        start_position=record.start_position,
+        autosave=Autosave(folder, path if in_folder else None),
+    )
+
+
+def choose_agents(
+    game: Game,
+    seats: dict[Player, str],
+    given: dict[Player, str | None],
+    seed: int | None,
+    screen: Screen,
+) -> dict[Player, Agent | None]:
+    """Who plays each side (None: a human): as ``given`` on the command line, else as
+    ``seats`` say (the defaults, or a record's players, where a name that is no agent here is
+    a human)."""
+    agents: dict[Player, Agent | None] = {}
+    for player in Player:
+        spec = given[player] or seats[player]
+        if spec.strip().lower() == HUMAN:
+            agents[player] = None
+            continue
+        try:
+            agents[player] = make_agent(spec, game, None if seed is None else seed + player)
+        except AgonError as error:
+            if given[player] is not None:
+                fail(f"--{player.label}: {error}")
+            screen.say(f"{player_name(player)} was {quoted(spec)}, no agent here: a human plays.")
+            agents[player] = None
+    return agents
+
+
+def resumed_record(target: str | None) -> tuple[GameRecord, Path]:
+    """The record ``--resume`` goes on with, and its file: the file ``target`` names, or the
+    latest unfinished game (of the game ``target`` names, if it names one)."""
+    folder = games_folder()
     try:
-        while shown is not None:
-            show(shown)
-            shown = replay_step(shown, input(prompt), last)
-    except (EOFError, KeyboardInterrupt):
-        screen.say("")
+        if target is not None and target.lower() not in names():
+            path = Path(target).expanduser()
+            return load_record(path), path
+        saved = latest_unfinished(folder, target and target.lower())
+    except AgonError as error:
+        fail(str(error))
+    if saved is None or saved.record is None:
+        of = f"{target.lower()} " if target else ""
+        fail(f"no unfinished {of}game in {folder} (`agon play --list` lists the saved games)")
+    return saved.record, saved.path
+
+
+def list_saved_games(screen: Screen, game: str | None) -> None:
+    """The saved games (of ``game`` only, if given), the latest first, one a line."""
+    if game is not None and game.lower() not in names():
+        fail(f"unknown game {quoted(game)}: {' or '.join(names())}")
+    folder = games_folder()
+    try:
+        files = game_files(folder)
+    except AgonError as error:
+        fail(str(error))
+    lines = []
+    for path in files:
+        saved = SavedGame.load(path)
+        if saved.record is None:
+            if game is None:
+                lines.append(f"  {path.name}  (unreadable: {saved.problem})")
+        elif game is None or saved.record.game.name == game.lower():
+            lines.append(f"  {path.name}  {_saved_game_summary(saved.record)}")
+        if len(lines) == LIST_LENGTH:
+            break
+    if not lines:
+        of = f"{game.lower()} " if game else ""
+        screen.say(f"No saved {of}games in {folder}.")
+        return
+    screen.say(f"Saved games in {folder}, the latest first:")
+    screen.say("\n".join(lines))
+    if len(lines) == LIST_LENGTH:
+        screen.say(f"(the latest {LIST_LENGTH} only: the folder holds {len(files)} files)")
+    screen.say("`agon play --resume FILE` goes on with one; `agon replay FILE` shows one.")
+
+
+def _saved_game_summary(record: GameRecord) -> str:
+    count = len(record.moves)
+    status = f"{record.result} ({record.reason})" if record.finished else "unfinished"
+    players = f"{record.players.get('black', '?')} v {record.players.get('white', '?')}"
+    moves = f"{count} move{'' if count == 1 else 's'}"
+    return f"{record.game.description}; {players}; {moves}, {status}"
 
 
 def register(app: typer.Typer) -> None:

@@ -1,0 +1,177 @@
+"""Where ``agon play`` keeps its games: a record file per game, rewritten after every move.
+
+The folder is ``$AGON_HOME/games`` when ``AGON_HOME`` is set, else
+``$XDG_STATE_HOME/agon/games`` (``~/.local/state/agon/games`` by default). A file is named after
+its game and the local date and time it was first saved: ``NAME-2025-01-31-142501.json``.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import stat
+from dataclasses import dataclass
+from datetime import datetime
+from pathlib import Path
+
+from agon.core.errors import AgonError
+from agon.core.records import GameRecord
+from agon.games import make_game
+
+HOME_ENV = "AGON_HOME"
+MAX_RECORD_BYTES = 16 * 1024 * 1024
+"""A record is a few kilobytes; a bigger file is not read (a game of this size would have
+hundreds of thousands of moves)."""
+
+
+def games_folder() -> Path:
+    """The folder saved games go to (see the module's text); not created here."""
+    home = os.environ.get(HOME_ENV)
+    if home:
+        return Path(home).expanduser() / "games"
+    state_home = os.environ.get("XDG_STATE_HOME", "")
+    # (the XDG specification says a relative path is to be ignored)
+    base = Path(state_home) if os.path.isabs(state_home) else Path.home() / ".local" / "state"
+    return base / "agon" / "games"
+
+
+def regular_file_problem(path: Path) -> str | None:
+    """Why ``path`` may not be written or read as a record: it exists and is not a regular file
+    (a directory, a device, a pipe, which replacing would destroy or reading would block on);
+    a link is followed to what it names."""
+    try:
+        mode = path.stat().st_mode
+    except FileNotFoundError:
+        return None
+    except OSError as error:
+        return f"cannot use {path}: {error.strerror or error}"
+    return None if stat.S_ISREG(mode) else f"{path} is not a regular file"
+
+
+def load_record(path: Path) -> GameRecord:
+    """The record in ``path``, every move checked; raises AgonError saying what is wrong."""
+    problem = regular_file_problem(path)
+    if problem is None and not path.exists():
+        problem = f"cannot read {path}: no such file"
+    if problem is None and path.stat().st_size > MAX_RECORD_BYTES:
+        problem = f"{path} is too large to be a game record"
+    if problem is not None:
+        raise AgonError(problem)
+    return GameRecord.load(path, make_game)
+
+
+def save_record(record: GameRecord, path: Path) -> None:
+    """Write ``record`` to ``path`` whole or not at all, never over something that is not a
+    regular file; raises AgonError saying what is wrong."""
+    problem = regular_file_problem(path)
+    if problem is not None:
+        raise AgonError(problem)
+    record.save(path.resolve())  # (through a link: its target is replaced, the link kept)
+
+
+def _file_name(game_name: str, when: datetime, number: int) -> str:
+    safe = re.sub(r"[^A-Za-z0-9_-]+", "-", game_name) or "game"
+    suffix = f"-{number}" if number > 1 else ""
+    return f"{safe}-{when.strftime('%Y-%m-%d-%H%M%S')}{suffix}.json"
+
+
+def new_game_file(folder: Path, game_name: str) -> Path:
+    """A new, empty file of the folder (made, with the folder, if need be) for one game: named
+    after the game and now, numbered where another game took that name. Raises OSError."""
+    folder.mkdir(parents=True, exist_ok=True, mode=0o700)
+    when = datetime.now()
+    for number in range(1, 1000):
+        path = folder / _file_name(game_name, when, number)
+        try:
+            # (made exclusively, so that two players starting together never share a file)
+            os.close(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600))
+        except FileExistsError:
+            continue
+        return path
+    raise FileExistsError(f"no free name for a game file in {folder}")
+
+
+class Autosave:
+    """Keeps one game in its file: each :meth:`keep` replaces the file whole with the game's
+    newest record. A failure is reported once (until a save succeeds again) and never stops
+    the game; the record not yet written is kept, for :meth:`flush` to try again."""
+
+    def __init__(self, folder: Path, path: Path | None = None) -> None:
+        self.folder = folder
+        self.path = path
+        self.record: GameRecord | None = None  # the game as last kept
+        self.written = True  # whether the file holds it
+        self.failing = False
+
+    def keep(self, record: GameRecord) -> str | None:
+        """Save ``record``; a message to show when saving has just started failing."""
+        self.record = record
+        self.written = False
+        return self.flush()
+
+    def flush(self) -> str | None:
+        """Write the record not yet written, if any (see :meth:`keep`)."""
+        if self.written or self.record is None:
+            return None
+        try:
+            if self.path is None:
+                self.path = new_game_file(self.folder, self.record.game.name)
+            save_record(self.record, self.path)
+        except (OSError, AgonError) as error:
+            if isinstance(error, OSError):
+                error = AgonError(f"cannot write in {self.folder}: {error.strerror or error}")
+            message = None if self.failing else f"Autosave failed: {error}"
+            self.failing = True
+            return message
+        self.written = True
+        self.failing = False
+        return None
+
+
+@dataclass(frozen=True)
+class SavedGame:
+    """A file of the games folder: its record, or why it does not load."""
+
+    path: Path
+    record: GameRecord | None
+    problem: str | None
+
+    @classmethod
+    def load(cls, path: Path) -> SavedGame:
+        try:
+            return cls(path, load_record(path), None)
+        except AgonError as error:
+            return cls(path, None, str(error))
+
+
+def game_files(folder: Path) -> list[Path]:
+    """The record files of the folder, the most recently saved first (none if the folder is
+    not there yet); links and what is not a regular file are left out."""
+    found = []
+    try:
+        entries = list(os.scandir(folder))
+    except FileNotFoundError:
+        return []
+    except OSError as error:
+        raise AgonError(f"cannot list {folder}: {error.strerror or error}") from None
+    for entry in entries:
+        if entry.name.endswith(".json") and not entry.name.startswith("."):
+            try:
+                found_stat = entry.stat(follow_symlinks=False)
+            except OSError:
+                continue
+            # (an empty file is one whose first save was cut short: it holds no game)
+            if stat.S_ISREG(found_stat.st_mode) and found_stat.st_size > 0:
+                found.append((found_stat.st_mtime_ns, entry.name))
+    return [folder / name for _, name in sorted(found, reverse=True)]
+
+
+def latest_unfinished(folder: Path, game_name: str | None = None) -> SavedGame | None:
+    """The most recently saved unfinished game (of ``game_name`` only, if given)."""
+    for path in game_files(folder):
+        saved = SavedGame.load(path)
+        if saved.record is None or saved.record.finished is not None:
+            continue
+        if game_name in (None, saved.record.game.name):
+            return saved
+    return None
