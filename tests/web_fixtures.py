@@ -18,6 +18,7 @@ with warnings.catch_warnings():
     from fastapi.testclient import TestClient
 
 from agon.web.app import create_app
+from agon.web.config import ArenaLimits
 
 
 class Seat:
@@ -72,6 +73,11 @@ def replayed(view: dict[str, Any]) -> State:
     return state
 
 
+UNLIMITED = ArenaLimits(games_per_minute=10**6, hints_per_minute=10**6)
+"""The rates a test's many games and hints need (tests/test_web_hardening.py tries the
+limits themselves)."""
+
+
 @pytest.fixture
 def web_db(tmp_path: Path) -> Path:
     return tmp_path / "arena.db"
@@ -83,7 +89,9 @@ def make_client(web_db: Path) -> Iterator[Callable[..., TestClient]]:
     clients: list[TestClient] = []
 
     def opener(executor: str = "thread") -> TestClient:
-        client = TestClient(create_app(str(web_db), workers=1, executor=executor, warm=False))
+        client = TestClient(
+            create_app(str(web_db), workers=1, executor=executor, warm=False, limits=UNLIMITED)
+        )
         client.__enter__()
         clients.append(client)
         return client

@@ -29,6 +29,29 @@ def serve(
     workers: Annotated[
         int, typer.Option(help="Processes that think for the computer.", min=1, max=32)
     ] = 2,
+    games_per_minute: Annotated[
+        int | None,
+        typer.Option(
+            help="New games one client address may start a minute "
+            "(default: $AGON_GAMES_PER_MINUTE, else 20).",
+            show_default=False,
+        ),
+    ] = None,
+    hints_per_minute: Annotated[
+        int | None,
+        typer.Option(
+            help="Hints one game may ask for a minute (default: $AGON_HINTS_PER_MINUTE, else 6).",
+            show_default=False,
+        ),
+    ] = None,
+    idle_days: Annotated[
+        float | None,
+        typer.Option(
+            help="Days without a move after which an unfinished game is over, as abandoned "
+            "(default: $AGON_IDLE_DAYS, else 7).",
+            show_default=False,
+        ),
+    ] = None,
 ) -> None:
     """Play the games in the browser: against the computer, at one screen, or
     with a friend through a link."""
@@ -36,16 +59,22 @@ def serve(
     from sqlalchemy.exc import SQLAlchemyError
 
     from agon.web.app import create_app
-    from agon.web.config import database_url
+    from agon.web.config import ArenaLimits, database_url
 
     try:
         url = database_url(db)
+        limits = ArenaLimits.from_environment(
+            games_per_minute=games_per_minute, hints_per_minute=hints_per_minute,
+            idle_days=idle_days,
+        )
     except AgonError as error:
         fail(str(error))
     shown = url.render_as_string()  # the password, if any, is hidden
     try:
-        app = create_app(url, workers=workers)
+        app = create_app(url, workers=workers, limits=limits)
     except SQLAlchemyError as error:
         fail(f"cannot open the database {shown}: {error.__class__.__name__}: {error}")
     typer.echo(f"Agon arena on http://{host}:{port}/  (database: {shown})")
-    uvicorn.run(app, host=host, port=port, log_level="info")
+    uvicorn.run(
+        app, host=host, port=port, log_level="info", ws_max_size=limits.message_bytes
+    )

@@ -7,6 +7,7 @@ header. Every error is a JSON ``{"detail": "..."}`` in words a player understand
 from __future__ import annotations
 
 import asyncio
+import json
 import logging
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -16,6 +17,7 @@ from typing import Annotated, Any, Literal
 from fastapi import FastAPI, Header, Query, Request, WebSocket, WebSocketDisconnect
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import HTMLResponse, JSONResponse, Response
+from fastapi.routing import APIRoute
 from fastapi.staticfiles import StaticFiles
 from pydantic import BaseModel, Field
 from sqlalchemy.engine import URL
@@ -23,11 +25,12 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from agon.core.errors import AgonError, IllegalMove, quoted
 from agon.core.texts import LANGUAGE_NAMES
-from agon.games import plugin, plugins
+from agon.games import plugins
 from agon.web import pages, views
 from agon.web.arena import Arena, NewGame
-from agon.web.config import database_url
+from agon.web.config import ArenaLimits, database_url
 from agon.web.errors import ArenaError, NotFound
+from agon.web.guard import BodyLimit, RateLimit, SecurityHeaders, TooManyRequests
 from agon.web.levels import DEFAULT_LEVEL, LEVELS, level_spec
 from agon.web.store import Store
 
@@ -49,21 +52,50 @@ class MoveBody(BaseModel):
     move: str = Field(max_length=64)
 
 
+class ErrorBody(BaseModel):
+    """Every refusal: what is wrong, in words a player understands."""
+
+    detail: str
+
+
+ERROR_MEANINGS = {
+    400: "The request is malformed: a parameter, option or move text is not understood.",
+    403: "The token holds no seat that may do this (or hints in a game between people).",
+    404: "There is no such game (or no rules for such a game).",
+    409: "Not now: not your turn, the game is over, or it changed meanwhile.",
+    413: "The request body is over the limit.",
+    422: "The move is against the rules (the detail says why).",
+    429: "Over a rate limit; the Retry-After header says when to try again.",
+}
+
+
+def refusals(*statuses: int) -> dict[int | str, dict[str, Any]]:
+    """The OpenAPI responses of a route's refusals (the 400 of a request that does not parse
+    is added to every route by :func:`_document_refusals`)."""
+    return {
+        status: {"model": ErrorBody, "description": ERROR_MEANINGS[status]}
+        for status in statuses
+    }
+
+
 def create_app(
     db: str | URL | None = None,
     *,
     workers: int = 2,
     executor: str = "process",
     warm: bool = True,
+    limits: ArenaLimits | None = None,
 ) -> FastAPI:
     """The arena on database ``db`` (a URL or SQLite path; default: see ``config``).
 
     ``executor`` is ``process`` (agents in worker processes, the default) or ``thread``;
     ``warm`` loads the agents' compiled kernels in each worker at startup (slow only the first
-    time, when Numba compiles them).
+    time, when Numba compiles them); ``limits``: what one client may ask (default: from the
+    environment, see :class:`ArenaLimits`).
     """
     url = db if isinstance(db, URL) else database_url(db)
-    arena = Arena(Store(url), workers=workers, executor=executor, warm=warm)
+    limits = limits or ArenaLimits.from_environment()
+    arena = Arena(Store(url), workers=workers, executor=executor, warm=warm, limits=limits)
 
     @asynccontextmanager
     async def lifespan(_app: FastAPI) -> AsyncIterator[None]:
@@ -84,7 +116,10 @@ def create_app(
     app.mount("/static", StaticFiles(directory=str(static)), name="static")
     _add_error_handlers(app)
     _add_pages(app, arena)
-    _add_api(app, arena)
+    _add_api(app, arena, RateLimit(limits.games_per_minute))
+    _document_refusals(app)
+    app.add_middleware(BodyLimit, max_bytes=limits.body_bytes)
+    app.add_middleware(SecurityHeaders)  # (the outermost: on BodyLimit's refusals too)
     return app
 
 
@@ -97,9 +132,13 @@ def _add_error_handlers(app: FastAPI) -> None:
         status = error.status if isinstance(error, ArenaError) else 400
         if isinstance(error, IllegalMove):
             status = 422
+        headers = (
+            {"Retry-After": str(error.retry_after)} if isinstance(error, TooManyRequests) else None
+        )
         if wants_html(request):
-            return HTMLResponse(pages.error_page("Not here", str(error)), status_code=status)
-        return JSONResponse({"detail": str(error)}, status_code=status)
+            page = pages.error_page("Not here", str(error))
+            return HTMLResponse(page, status_code=status, headers=headers)
+        return JSONResponse({"detail": str(error)}, status_code=status, headers=headers)
 
     @app.exception_handler(RequestValidationError)
     async def bad_request(_request: Request, error: RequestValidationError) -> Response:
@@ -114,12 +153,35 @@ def _add_error_handlers(app: FastAPI) -> None:
         if wants_html(request) and error.status_code == 404:
             message = "There is no page at this address."
             return HTMLResponse(pages.error_page("Not found", message), status_code=404)
-        return JSONResponse({"detail": str(error.detail)}, status_code=error.status_code)
+        headers = error.headers
+        if error.status_code == 405:  # (every route of the path, not only the one tried)
+            headers = {"Allow": ", ".join(_methods_at(app, request.url.path))}
+        return JSONResponse(
+            {"detail": str(error.detail)}, status_code=error.status_code, headers=headers
+        )
 
     @app.exception_handler(Exception)
     async def unexpected(_request: Request, error: Exception) -> Response:
         log.exception("unexpected error", exc_info=error)
         return JSONResponse({"detail": "the server failed; please try again"}, status_code=500)
+
+
+def _methods_at(app: FastAPI, path: str) -> list[str]:
+    """The HTTP methods the routes at ``path`` answer."""
+    return sorted({
+        method
+        for route in app.routes
+        if isinstance(route, APIRoute) and route.path_regex.match(path)
+        for method in route.methods
+    })
+
+
+def _known_game(game: str) -> str:
+    """``game`` if a plugin has it; else :class:`NotFound`, naming the games there are."""
+    if game not in plugins():
+        known = " and ".join(plugins())
+        raise NotFound(f"there are rules for {known}, not for {quoted(game)}")
+    return game
 
 
 def _add_pages(app: FastAPI, arena: Arena) -> None:
@@ -135,10 +197,7 @@ def _add_pages(app: FastAPI, arena: Arena) -> None:
     @app.get("/rules/{game}", response_class=HTMLResponse, include_in_schema=False)
     async def rules_page(request: Request, game: str, lang: str | None = None) -> Response:
         """The rules of a game, of the variant its options in the query name."""
-        if game not in plugins():
-            known = " and ".join(plugins())
-            raise NotFound(f"there are rules for {known}, not for {quoted(game)}")
-        variant = pages.rules_variant(game, request.query_params)
+        variant = pages.rules_variant(_known_game(game), request.query_params)
         chosen = pages.pick_language(lang, request.cookies.get(pages.LANG_COOKIE), variant)
         response = HTMLResponse(pages.rules_page(variant, chosen))
         if lang is not None and chosen == lang.lower():
@@ -151,7 +210,7 @@ def _add_pages(app: FastAPI, arena: Arena) -> None:
         return Response(icon, media_type="image/svg+xml")
 
 
-def _add_api(app: FastAPI, arena: Arena) -> None:
+def _add_api(app: FastAPI, arena: Arena, new_games: RateLimit) -> None:
     @app.get("/api/meta")
     async def meta() -> dict[str, Any]:
         """Games, their default options, the computer's levels and the rules' languages."""
@@ -178,9 +237,11 @@ def _add_api(app: FastAPI, arena: Arena) -> None:
             "languages": LANGUAGE_NAMES,
         }
 
-    @app.post("/api/games", status_code=201)
-    async def create_game(body: NewGameBody) -> dict[str, Any]:
-        """Start a game; the answer holds your seat's token (and a friend's, for a link game)."""
+    @app.post("/api/games", status_code=201, responses=refusals(413, 429))
+    async def create_game(request: Request, body: NewGameBody) -> dict[str, Any]:
+        """Start a game; the answer holds your seat's token (and a friend's, for a link game).
+        Each client address may start a limited number of games a minute."""
+        new_games.take(request.client.host if request.client else "", "new games")
         created = await arena.create(
             NewGame(body.game, body.options, body.opponent, body.level, body.colour)
         )
@@ -210,31 +271,31 @@ def _add_api(app: FastAPI, arena: Arena) -> None:
             return {"games": await arena.many(wanted)}
         return {"games": await arena.recent(None if status == "all" else status, limit)}
 
-    @app.get("/api/games/{game_id}")
+    @app.get("/api/games/{game_id}", responses=refusals(404))
     async def get_game(game_id: str, token: Token = None) -> dict[str, Any]:
         loaded = await arena.load(game_id)
         arena.computer.ensure_thinking(loaded)
         return views.game_view(loaded, token)
 
-    @app.post("/api/games/{game_id}/moves")
+    @app.post("/api/games/{game_id}/moves", responses=refusals(403, 404, 409, 413, 422))
     async def play(game_id: str, body: MoveBody, token: Token = None) -> dict[str, Any]:
         """Play a move in the game's notation (``d4-d5``, ``3``, ``pass``)."""
         return await arena.play(game_id, token, body.move)
 
-    @app.post("/api/games/{game_id}/pass")
+    @app.post("/api/games/{game_id}/pass", responses=refusals(403, 404, 409, 422))
     async def pass_turn(game_id: str, token: Token = None) -> dict[str, Any]:
         return await arena.play(game_id, token, "pass")
 
-    @app.post("/api/games/{game_id}/undo")
+    @app.post("/api/games/{game_id}/undo", responses=refusals(403, 404, 409))
     async def undo(game_id: str, token: Token = None) -> dict[str, Any]:
         """Take back your last move (and the computer's answer): not in games between links."""
         return await arena.undo(game_id, token)
 
-    @app.post("/api/games/{game_id}/resign")
+    @app.post("/api/games/{game_id}/resign", responses=refusals(403, 404, 409))
     async def resign(game_id: str, token: Token = None) -> dict[str, Any]:
         return await arena.resign(game_id, token)
 
-    @app.get("/api/games/{game_id}/choices")
+    @app.get("/api/games/{game_id}/choices", responses=refusals(404))
     async def choices(
         game_id: str, picked: Annotated[str, Query(max_length=200)]
     ) -> dict[str, Any]:
@@ -243,12 +304,12 @@ def _add_api(app: FastAPI, arena: Arena) -> None:
         names = [name for name in picked.split(",") if name][:16]
         return await arena.choices(game_id, names)
 
-    @app.get("/api/games/{game_id}/hint")
+    @app.get("/api/games/{game_id}/hint", responses=refusals(403, 404, 409, 429))
     async def hint(game_id: str, token: Token = None) -> dict[str, Any]:
         """The computer's suggestion for the player to move (players only, on their turn)."""
         return await arena.hint(game_id, token)
 
-    @app.get("/api/games/{game_id}/record")
+    @app.get("/api/games/{game_id}/record", responses=refusals(404))
     async def record(game_id: str) -> Response:
         """The game record (Agon record JSON, replayable with ``agon replay``)."""
         game_record = await arena.record(game_id)
@@ -259,12 +320,11 @@ def _add_api(app: FastAPI, arena: Arena) -> None:
             headers={"Content-Disposition": f'attachment; filename="{filename}"'},
         )
 
-    @app.get("/api/rules/{game}")
+    @app.get("/api/rules/{game}", responses=refusals(404))
     async def rules(request: Request, game: str, lang: str = "en") -> dict[str, str]:
         """The rules of a game as HTML, of the variant its options in the query name, in one
         of the languages its rules are written in."""
-        plugin(game)
-        variant = pages.rules_variant(game, request.query_params)
+        variant = pages.rules_variant(_known_game(game), request.query_params)
         chosen = pages.pick_language(lang, None, variant)
         return {"game": game, "lang": chosen, "html": pages.rules_html(variant, chosen)}
 
@@ -284,11 +344,51 @@ def _add_api(app: FastAPI, arena: Arena) -> None:
             arena.computer.ensure_thinking(loaded)
             following = asyncio.create_task(arena.follow(game_id, loaded.stored.revision))
             try:
-                while True:
-                    await socket.receive_text()
+                await _ignore_until_closed(socket, arena.limits.message_bytes)
             finally:
                 following.cancel()
         except WebSocketDisconnect:
             pass
         finally:
             arena.hub.leave(game_id, socket)
+
+
+async def _ignore_until_closed(socket: WebSocket, max_bytes: int) -> None:
+    """Read what a watcher sends (nothing is expected), text or binary, until it goes; a
+    message over ``max_bytes`` closes the socket (1009: too big)."""
+    while True:
+        message = await socket.receive()
+        if message["type"] == "websocket.disconnect":
+            return
+        if len(message.get("text") or message.get("bytes") or b"") > max_bytes:
+            await socket.close(code=1009, reason=f"messages are limited to {max_bytes} bytes")
+            return
+
+
+def _document_refusals(app: FastAPI) -> None:
+    """Have the OpenAPI schema say what the API answers a request that does not parse: 400
+    with an :class:`ErrorBody` (FastAPI would document its own 422, which this API keeps for
+    illegal moves), on every route."""
+    make_schema = app.openapi
+
+    def schema() -> dict[str, Any]:
+        if app.openapi_schema is not None:
+            return app.openapi_schema
+        document = make_schema()
+        error_reference = {"$ref": "#/components/schemas/ErrorBody"}
+        for operations in document["paths"].values():
+            for operation in operations.values():
+                responses = operation["responses"]
+                validation = responses.get("422", {})
+                if "HTTPValidationError" in json.dumps(validation):
+                    del responses["422"]
+                responses["400"] = {
+                    "description": ERROR_MEANINGS[400],
+                    "content": {"application/json": {"schema": error_reference}},
+                }
+        for unused in ("HTTPValidationError", "ValidationError"):
+            document["components"]["schemas"].pop(unused, None)
+        app.openapi_schema = document
+        return document
+
+    app.openapi = schema  # type: ignore[method-assign]

@@ -8,9 +8,12 @@ it. The computer's turns are played by :class:`~agon.web.thinking.Computer`.
 from __future__ import annotations
 
 import asyncio
+import math
 import secrets
+import time
 from collections import defaultdict
 from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
 from typing import Any, Literal
 
 from agon.core.errors import quoted
@@ -18,7 +21,9 @@ from agon.core.game import Move, State
 from agon.core.records import GameRecord
 from agon.games import make_game
 from agon.web import views
+from agon.web.config import ArenaLimits
 from agon.web.errors import ArenaError, Conflict, Forbidden, NotFound
+from agon.web.guard import RateLimit, TooManyRequests
 from agon.web.hub import Hub
 from agon.web.levels import HINT_SPECS, first_available, level_spec
 from agon.web.replay import Loaded, replay
@@ -37,6 +42,8 @@ from agon.web.thinking import Computer
 
 Mode = Literal["computer", "local", "friend"]
 REFRESH_SECONDS = 2.0
+SWEEP_SECONDS = 60.0
+"""Listing the games first marks idle unfinished ones abandoned, at most this often."""
 """How often a watched game is read again, for the changes other server processes make."""
 
 
@@ -67,12 +74,22 @@ class Arena:
     """The games of the arena, as the FastAPI app serves them."""
 
     def __init__(
-        self, store: Store, *, workers: int = 2, executor: str = "process", warm: bool = True
+        self,
+        store: Store,
+        *,
+        workers: int = 2,
+        executor: str = "process",
+        warm: bool = True,
+        limits: ArenaLimits | None = None,
     ) -> None:
         self.store = store
         self.hub = Hub()
         self.computer = Computer(self, workers=workers, kind=executor, warm=warm)
+        self.limits = limits or ArenaLimits()
         self._locks: dict[str, asyncio.Lock] = defaultdict(asyncio.Lock)
+        self._hints = RateLimit(self.limits.hints_per_minute)
+        self._hints_thinking = 0
+        self._swept = -math.inf
 
     # --- lifecycle ----------------------------------------------------------------------------
 
@@ -91,9 +108,24 @@ class Arena:
         stored = await asyncio.to_thread(self.store.load, game_id)
         if stored is None:
             raise NotFound(f"there is no game {quoted(game_id)}")
+        if stored.status == "active" and stored.updated < self._idle_since():
+            await self._expire_idle()
+            return await self.load(game_id)
         return replay(stored)
 
+    def _idle_since(self) -> datetime:
+        """Unfinished games with no change since this moment are over, as abandoned."""
+        return datetime.now(UTC) - timedelta(days=self.limits.idle_days)
+
+    async def _expire_idle(self) -> None:
+        days = f"{self.limits.idle_days:g}"
+        outcome = Outcome("over", None, f"abandoned: no move for {days} days")
+        await asyncio.to_thread(self.store.expire_idle, self._idle_since(), outcome)
+        self._swept = time.monotonic()
+
     async def recent(self, status: str | None, limit: int) -> list[dict[str, Any]]:
+        if time.monotonic() - self._swept > SWEEP_SECONDS:
+            await self._expire_idle()
         stored_games = await asyncio.to_thread(self.store.recent, status, limit)
         return [self._summary(replay(stored)) for stored in stored_games]
 
@@ -196,10 +228,22 @@ class Arena:
         return views.choices_view(await self.load(game_id), picked)
 
     async def hint(self, game_id: str, token: str | None) -> dict[str, Any]:
+        """The computer's suggestion, in games against it only (never help against a person),
+        a few a minute for each game, and :attr:`ArenaLimits.hints_at_once` at a time in the
+        whole arena, so that hints never keep the computer from its own turns."""
         loaded = await self.load(game_id)
         require_turn(loaded, token)
-        spec = first_available(HINT_SPECS)
-        analysis = await self.computer.analyse(loaded, spec)
+        if loaded.stored.mode != "computer":
+            raise Forbidden("hints are given only in games against the computer")
+        if self._hints_thinking >= self.limits.hints_at_once:
+            raise TooManyRequests("the computer is busy with other hints: try again soon", 2)
+        self._hints.take(game_id, "hints for this game")
+        self._hints_thinking += 1
+        try:
+            spec = first_available(HINT_SPECS)
+            analysis = await self.computer.analyse(loaded, spec)
+        finally:
+            self._hints_thinking -= 1
         return views.hint_view(loaded, spec, analysis)
 
     async def record(self, game_id: str) -> GameRecord:

@@ -28,7 +28,8 @@ class BackgroundServer:
         self.url = f"http://127.0.0.1:{self.port}"
         self.app = create_app(str(db_path), workers=workers, warm=warm)
         config = uvicorn.Config(
-            self.app, host="127.0.0.1", port=self.port, log_level="warning"
+            self.app, host="127.0.0.1", port=self.port, log_level="warning",
+            ws_max_size=self.app.state.arena.limits.message_bytes,
         )
         self._server = uvicorn.Server(config)
         self._thread = threading.Thread(target=self._server.run, name="agon-server", daemon=True)

@@ -1,8 +1,10 @@
-"""Where the arena keeps its games: the database URL, from an option, $AGON_DB or a default file."""
+"""Where the arena keeps its games (the database URL, from an option, $AGON_DB or a default
+file), and what one client may ask of it (:class:`ArenaLimits`)."""
 
 from __future__ import annotations
 
 import os
+from dataclasses import dataclass, fields
 from pathlib import Path
 
 from sqlalchemy.engine import URL, make_url
@@ -53,3 +55,46 @@ def _make_parent(path: Path) -> None:
         path.parent.mkdir(parents=True, exist_ok=True)
     except OSError as error:
         raise AgonError(f"cannot create {path.parent}: {error.strerror or error}") from None
+
+
+@dataclass(frozen=True)
+class ArenaLimits:
+    """What one client may ask of the arena. Each is set by an option of ``agon serve``, else
+    by the environment variable ``AGON_`` + its name in capitals, else is the default here."""
+
+    body_bytes: int = 64 * 1024
+    """The largest request body (the largest the API takes is a few hundred bytes)."""
+    message_bytes: int = 4096
+    """The largest WebSocket message a client may send (it has nothing to say): Uvicorn's
+    ``ws_max_size``, so a larger one is refused before it is read whole."""
+    games_per_minute: int = 20
+    """New games one client address may create a minute."""
+    hints_per_minute: int = 6
+    """Hints one game may ask for a minute."""
+    hints_at_once: int = 1
+    """Hints being thought out at once in the whole arena, so that the computer's own turns
+    always have a worker."""
+    idle_days: float = 7.0
+    """An unfinished game with no move for this many days is over, as abandoned."""
+
+    @classmethod
+    def from_environment(cls, **given: float | None) -> ArenaLimits:
+        """The limits ``given`` (None: not given), the rest from the environment or defaults;
+        a value that is not a positive number is an AgonError naming it."""
+        values: dict[str, float] = {}
+        for field in fields(cls):
+            chosen = given.get(field.name)
+            source = f"--{field.name.replace('_', '-')}"
+            if chosen is None and f"AGON_{field.name.upper()}" in os.environ:
+                source = f"AGON_{field.name.upper()}"
+                text = os.environ[source]
+                try:
+                    chosen = float(text) if field.type == "float" else int(text)
+                except ValueError:
+                    raise AgonError(f"{source}={quoted(text)} is not a number") from None
+            if chosen is None:
+                continue
+            if not 0 < chosen < 1e9:
+                raise AgonError(f"{source} must be a positive number below 10^9, not {chosen}")
+            values[field.name] = chosen
+        return cls(**values)  # type: ignore[arg-type]

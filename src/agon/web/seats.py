@@ -80,9 +80,9 @@ def require_turn(loaded: Loaded, token: str | None) -> None:
 
 def undo_keeps(loaded: Loaded) -> int | None:
     """How many moves remain after an undo: up to just before the last person's move (None: no
-    undo)."""
+    undo: in games between two links, and once a game is over, whose result then stands)."""
     stored = loaded.stored
-    if stored.mode == "friend" or stored.resigned:
+    if stored.mode == "friend" or not loaded.active:
         return None
     people = {Player.parse(c) for c in COLOURS if stored.agents[c] is None}
     for index in range(len(loaded.movers) - 1, -1, -1):
@@ -95,6 +95,6 @@ def undo_refusal(loaded: Loaded) -> str:
     """Why :func:`undo_keeps` allows no undo."""
     if loaded.stored.mode == "friend":
         return "moves cannot be taken back in a game between two links"
-    if loaded.stored.resigned:
-        return "a resigned game cannot be taken back"
+    if not loaded.active:
+        return f"the game is over ({loaded.stored.reason}): its result stands"
     return "there is no move of yours to take back"

@@ -234,6 +234,23 @@ class Store:
             raise StaleGame("the game changed meanwhile: look again and retry")
         return revision + 1
 
+    def expire_idle(self, before: datetime, outcome: Outcome) -> int:
+        """End every unfinished game unchanged since ``before`` with ``outcome`` (its moves
+        kept); returns how many."""
+        with self._sessions.begin() as session:
+            ended: Any = session.execute(
+                update(GameRow)
+                .where(GameRow.status == "active", GameRow.updated < before)
+                .values(
+                    revision=GameRow.revision + 1,
+                    status=outcome.status,
+                    result=outcome.result,
+                    reason=outcome.reason,
+                    updated=_now(),
+                )
+            )
+            return int(ended.rowcount)
+
     def recent(self, status: str | None, limit: int) -> list[StoredGame]:
         """The most recently changed games (moves included), newest first."""
         with self._sessions() as session:

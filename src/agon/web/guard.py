@@ -1,0 +1,180 @@
+"""What shields the arena from a hostile client: security headers on every answer, request
+bodies refused before they are read when too large, and rates of costly requests limited per
+client (limits: :class:`agon.web.config.ArenaLimits`; docs/web.md, *Limits and security*)."""
+
+from __future__ import annotations
+
+import json
+import math
+import time
+from collections import OrderedDict, deque
+from collections.abc import Callable
+from typing import Any
+
+from agon.web.errors import ArenaError
+
+Scope = dict[str, Any]
+Message = dict[str, Any]
+Receive = Callable[[], Any]
+Send = Callable[[Message], Any]
+App = Callable[[Scope, Receive, Send], Any]
+
+CONTENT_SECURITY_POLICY = (
+    "default-src 'self'; script-src 'self'; connect-src 'self'; img-src 'self' data:; "
+    # the boards' SVGs carry their own <style>: styles may be inline, scripts never
+    "style-src 'self' 'unsafe-inline'; object-src 'none'; base-uri 'none'; "
+    "form-action 'self'; frame-ancestors 'none'"
+)
+DOCS_POLICY = "frame-ancestors 'none'"
+"""The API's documentation page loads Swagger UI from its CDN: it gets only the framing rule."""
+SECURITY_HEADERS = (
+    (b"x-content-type-options", b"nosniff"),
+    (b"referrer-policy", b"no-referrer"),
+    (b"x-frame-options", b"DENY"),
+    (b"cross-origin-opener-policy", b"same-origin"),
+)
+
+
+class TooManyRequests(ArenaError):
+    """Over a rate limit; ``retry_after`` is how many seconds until one more is allowed."""
+
+    status = 429
+
+    def __init__(self, message: str, retry_after: float) -> None:
+        super().__init__(message)
+        self.retry_after = max(1, math.ceil(retry_after))
+
+
+class SecurityHeaders:
+    """Adds the security headers to every HTTP answer (pages, API, static files, errors)."""
+
+    def __init__(self, app: App, docs_path: str = "/api/docs") -> None:
+        self.app = app
+        self.docs_path = docs_path
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        policy = DOCS_POLICY if scope["path"] == self.docs_path else CONTENT_SECURITY_POLICY
+
+        async def send_with_headers(message: Message) -> None:
+            if message["type"] == "http.response.start":
+                present = {name.lower() for name, _ in message.get("headers", [])}
+                added = [
+                    (name, value)
+                    for name, value in (
+                        (b"content-security-policy", policy.encode()), *SECURITY_HEADERS
+                    )
+                    if name not in present
+                ]
+                message = {**message, "headers": [*message.get("headers", []), *added]}
+            await send(message)
+
+        await self.app(scope, receive, send_with_headers)
+
+
+class BodyLimit:
+    """Refuses a request whose body is over ``max_bytes`` (413) before reading it where it
+    says its length, and as soon as the count passes the limit where it does not (chunked):
+    a client cannot make the server hold more than ``max_bytes`` of its body."""
+
+    def __init__(self, app: App, max_bytes: int) -> None:
+        self.app = app
+        self.max_bytes = max_bytes
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        for name, value in scope.get("headers", []):
+            if name == b"content-length":
+                try:
+                    declared = int(value)
+                except ValueError:
+                    await self._refuse(send, 400, "the Content-Length header is not a number")
+                    return
+                if declared > self.max_bytes:
+                    await self._refuse(send, 413, self._message())
+                    return
+        received = 0
+        started = False
+
+        async def counted_receive() -> Message:
+            nonlocal received
+            message: Message = await receive()
+            if message["type"] == "http.request":
+                received += len(message.get("body", b""))
+                if received > self.max_bytes:
+                    raise _BodyTooLarge
+            return message
+
+        async def watched_send(message: Message) -> None:
+            nonlocal started
+            started = started or message["type"] == "http.response.start"
+            await send(message)
+
+        try:
+            await self.app(scope, counted_receive, watched_send)
+        except _BodyTooLarge:
+            if not started:
+                await self._refuse(send, 413, self._message())
+
+    def _message(self) -> str:
+        return f"the request body is over the limit of {self.max_bytes:,} bytes"
+
+    @staticmethod
+    async def _refuse(send: Send, status: int, detail: str) -> None:
+        body = json.dumps({"detail": detail}).encode()
+        await send({
+            "type": "http.response.start",
+            "status": status,
+            "headers": [
+                (b"content-type", b"application/json"),
+                (b"content-length", str(len(body)).encode()),
+                (b"connection", b"close"),
+            ],
+        })
+        await send({"type": "http.response.body", "body": body})
+
+
+class _BodyTooLarge(Exception):
+    """A body counted past the limit as it arrived (:class:`BodyLimit`)."""
+
+
+class RateLimit:
+    """At most ``count`` events per ``period`` seconds for each key (a client's address, a
+    game), over a sliding window. Only the ``max_keys`` most recent keys are remembered, so a
+    crowd of addresses cannot grow it without bound."""
+
+    def __init__(
+        self,
+        count: int,
+        period: float = 60.0,
+        *,
+        max_keys: int = 10_000,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        self.count = count
+        self.period = period
+        self.max_keys = max_keys
+        self._clock = clock
+        self._events: OrderedDict[str, deque[float]] = OrderedDict()
+
+    def take(self, key: str, what: str) -> None:
+        """Count one event for ``key``, or raise :class:`TooManyRequests` saying ``what`` is
+        limited and when one more is allowed."""
+        now = self._clock()
+        events = self._events.pop(key, None) or deque()
+        while events and events[0] <= now - self.period:
+            events.popleft()
+        if len(events) >= self.count:
+            self._events[key] = events
+            wait = events[0] + self.period - now
+            raise TooManyRequests(
+                f"too many {what}: at most {self.count} in {self.period:g} seconds", wait
+            )
+        events.append(now)
+        self._events[key] = events
+        while len(self._events) > self.max_keys:
+            self._events.popitem(last=False)
