@@ -25,6 +25,7 @@ from agon.cli.common import (
 from agon.core.errors import AgonError
 from agon.core.game import Game, State, format_points, result_text
 from agon.core.limits import Limit
+from agon.core.memory import check_memory
 from agon.core.results import Work
 from agon.solve.facts import Search
 from agon.solve.tables.catalogue import table_sizes
@@ -107,9 +108,25 @@ TableBitsOpt = Annotated[
 ]
 
 
-def _check_table_bits(table_bits: int | None) -> None:
-    if table_bits is not None and not 10 <= table_bits <= 30:
+TABLE_ENTRY_BYTES = 32
+"""Bytes of a bucket of the transposition table (two entries of two 64-bit words)."""
+
+
+def _check_table_bits(table_bits: int | None, solvers: int = 1) -> None:
+    """Refuse a --table-bits out of range, or whose transposition tables alone (one in each
+    of ``solvers`` processes) need more memory than the machine has available."""
+    if table_bits is None:
+        return
+    if not 10 <= table_bits <= 30:
         fail("--table-bits must be 10 to 30")
+    each = f" in each of {solvers} processes" if solvers > 1 else ""
+    try:
+        check_memory(
+            solvers * (TABLE_ENTRY_BYTES << table_bits),
+            f"--table-bits {table_bits} (its transposition table alone{each})",
+        )
+    except AgonError as error:
+        fail(str(error))
 
 
 def solve(
@@ -182,7 +199,7 @@ def solve(
 
     game = build_game(game_name, options)
     state = _start(game, position, moves)
-    _check_table_bits(table_bits)
+    _check_table_bits(table_bits, jobs)
     check_seconds(max_seconds, "--max-seconds")
     if tables_file is not None and (
         tables_file.is_dir() or not os.access(tables_file.parent, os.W_OK)
@@ -355,7 +372,7 @@ def tables(
     check_seconds(max_seconds, "--max-seconds")
     if quality_positions < 0:
         fail("--quality-positions must be 0 or more")
-    _check_table_bits(table_bits)
+    _check_table_bits(table_bits, max(jobs, move_jobs))
     if checkpoints is not None:
         try:
             checkpoints.mkdir(parents=True, exist_ok=True)
