@@ -12,9 +12,12 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 
 from agon.cli.common import (
+    MAX_GAMES,
+    MAX_WORKERS,
     GameArg,
     GameOptions,
     build_game,
+    check_count,
     check_seconds,
     fail,
     game_command,
@@ -199,6 +202,7 @@ def solve(
 
     game = build_game(game_name, options)
     state = _start(game, position, moves)
+    check_count(jobs, "--jobs", 1, MAX_WORKERS)
     _check_table_bits(table_bits, jobs)
     check_seconds(max_seconds, "--max-seconds")
     if tables_file is not None and (
@@ -370,8 +374,9 @@ def tables(
     from agon.solve.tables.runner import generate_tables
 
     check_seconds(max_seconds, "--max-seconds")
-    if quality_positions < 0:
-        fail("--quality-positions must be 0 or more")
+    check_count(quality_positions, "--quality-positions", 0, MAX_GAMES)
+    check_count(jobs, "--jobs", 1, MAX_WORKERS)
+    check_count(move_jobs, "--move-jobs", 1, MAX_WORKERS)
     _check_table_bits(table_bits, max(jobs, move_jobs))
     if checkpoints is not None:
         try:
@@ -396,7 +401,9 @@ def quality(
     game_name: GameArg,
     agent: Annotated[str, typer.Argument(help="Agent spec, e.g. mcts:1s or alphabeta:1s.")],
     options: GameOptions,
-    positions: Annotated[int, typer.Option(help="How many positions to judge.")] = 100,
+    positions: Annotated[
+        int, typer.Option(help="How many positions to judge.")
+    ] = 100,
     seed: Annotated[int, typer.Option(help="Random seed for sampling and the agent.")] = 1,
     max_seconds: Annotated[
         float | None,
@@ -417,8 +424,7 @@ def quality(
     from agon.solve.solver import SolveInterrupted, stderr_progress
 
     game = build_game(game_name, options)
-    if positions < 1:
-        fail("--positions must be at least 1")
+    check_count(positions, "--positions", 1, MAX_GAMES)
     check_seconds(max_seconds, "--max-seconds")
     try:
         report = measure_quality(

@@ -16,7 +16,7 @@ from typing import Any
 
 from agon.core.errors import AgonError, RecordError, quoted, shortened
 from agon.core.files import read_text_limited, replace_file
-from agon.core.game import Game, State
+from agon.core.game import MAX_POSITION_LENGTH, Game, State
 
 RECORD_FORMAT = "agon-record"
 RECORD_VERSION = 1
@@ -70,6 +70,11 @@ class GameRecord:
 
     def replay(self) -> State:
         """The final state, every move checked by the rules."""
+        if self.start_position is not None and len(self.start_position) > MAX_POSITION_LENGTH:
+            raise RecordError(
+                f"the start position is {len(self.start_position):,} characters long: at most "
+                f"{MAX_POSITION_LENGTH:,} are read"
+            )
         try:
             state = (
                 self.game.parse_position(self.start_position)
