@@ -129,8 +129,8 @@ def check_seconds(seconds: float | None, option: str) -> None:
     passes."""
     if seconds is not None and not (math.isfinite(seconds) and 0 < seconds <= MAX_SECONDS):
         fail(
-            f"{option} must be a positive number of seconds up to {MAX_SECONDS:g}, "
-            f"not {seconds:g}"
+            f"{option} must be a positive number of seconds, not {seconds:g} "
+            f"(at most {MAX_SECONDS:,.0f})"
         )
 
 

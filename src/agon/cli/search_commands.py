@@ -23,7 +23,7 @@ from agon.cli.common import (
 )
 from agon.core.errors import AgonError, quoted
 from agon.search.match import GameSummary, MatchReport, run_match
-from agon.search.registry import AGENTS
+from agon.search.registry import AGENTS, parse_spec
 from agon.search.variants import MEASURES, bench_variants, verify_variants
 
 INTERRUPTED = 130  # the shell's status for a program ended by Ctrl-C
@@ -107,6 +107,11 @@ def match(
     game = build_game(game_name, options)
     check_count(games, "--games", 1, MAX_GAMES)
     check_count(jobs, "--jobs", 1, MAX_WORKERS)
+    for spec in (agent_a, agent_b):
+        try:
+            parse_spec(spec)
+        except AgonError as error:
+            fail(str(error))
     with _progress() as progress:
         task = progress.add_task(f"{agent_a} vs {agent_b}", total=games)
         tally = {1.0: 0, 0.5: 0, 0.0: 0}  # A's wins, draws and losses so far

@@ -25,8 +25,9 @@ from agon.core.player import Player
 Move = int
 """An action number: ``0 <= move < game.num_actions``."""
 
-MAX_POSITION_LENGTH = 100_000
-"""The longest position text read (the largest board's is a few thousand characters)."""
+MAX_POSITION_LENGTH = 1_000_000
+"""The longest position text read (a large board's, with the boards its history has seen,
+is some thousands of characters)."""
 MAX_MOVES_LENGTH = 1_000_000
 """The longest text of moves read at once (``--moves``; some hundred thousand moves)."""
 MAX_COUNT_DIGITS = 9

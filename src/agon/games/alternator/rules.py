@@ -377,7 +377,7 @@ def parse_alternator_position(game: Alternator, text: str) -> AlternatorState:
                 cells[cell] = -1 - PIT_SYMBOLS.index(token)
             elif size is not None and 0 < size <= game.cells:
                 cells[cell] = size
-            elif size is not None or (token.isdigit() and token.isascii()):
+            elif token.isascii() and token.isdigit() and token.strip("0"):
                 raise PositionError(
                     f"cell {game.cell_name(cell)}: a tree of {quoted(token)} cells does not fit "
                     f"on the board of {game.cells}"
