@@ -14,7 +14,7 @@ import pytest
 from typer.testing import CliRunner, Result
 
 from agon.cli import app
-from agon.core import files, memory
+from agon.core import memory
 from agon.core.errors import AgonError, RecordError
 from agon.core.files import read_limited, replace_file
 from agon.core.game import MAX_MOVES_LENGTH, MAX_POSITION_LENGTH
@@ -291,7 +291,12 @@ def test_a_save_is_flushed_to_the_disk_with_its_folder(
 ) -> None:
     synced: list[int] = []
     real_fsync = os.fsync
-    monkeypatch.setattr(files.os, "fsync", lambda fd: synced.append(fd) or real_fsync(fd))
+
+    def fsync(descriptor: int) -> None:
+        synced.append(descriptor)
+        real_fsync(descriptor)
+
+    monkeypatch.setattr(os, "fsync", fsync)
     replace_file(tmp_path / "game.json", "text")
     assert len(synced) == 2  # the file, then its folder
 
