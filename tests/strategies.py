@@ -7,13 +7,16 @@ Passes are rare: about one move in ``PASS_ODDS`` while a placement is legal.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
-from typing import TypeVar, cast
+from typing import Any, TypeVar, cast
 
 from hypothesis import strategies as st
 
 from agon.core.game import Game, State
-from agon.games import make_game
+from agon.core.options import Option
+from agon.core.records import GameRecord
+from agon.games import make_game, plugins
 from agon.games.alak.rules import AlakRules
 
 KOMIS = (0.0, 0.5, 2.0, 3.5)
@@ -88,3 +91,106 @@ def replay_states(state: StateT) -> list[StateT]:
         following.play(move)
         snapshots.append(following)
     return snapshots
+
+
+# --- hostile input: every registered game, through the registry only ----------------------------
+
+HUGE_NUMBERS = (
+    "9" * 5000, "1" + "0" * 23, "-1", "0", "1e999", "-1e999", "nan", "inf", "1e308", "+7",
+    "1_000", "\u0661", "0x10", "7.5", "", " ", "-0", "99999999999999999999",
+)
+"""Texts of numbers an attacker tries: too many digits for ``int``, past any range, not
+finite, signed, other scripts' digits, written in other bases."""
+
+
+def registered_variants() -> st.SearchStrategy[Game]:
+    """The small variants every registered game names for testing (and its default)."""
+    examples = [
+        (name, dict(options))
+        for name, found in plugins().items()
+        for options in ({}, *found.variant_examples)
+    ]
+    return st.sampled_from(examples).map(lambda example: make_game(*example))
+
+
+def mutated_texts(text: str) -> st.SearchStrategy[str]:
+    """``text`` as it is, or with pieces cut, repeated, replaced by huge numbers or odd
+    characters, or its tokens shuffled: mostly near-misses that reach deep into a parser."""
+
+    @st.composite
+    def mutate(draw: st.DrawFn) -> str:
+        result = text
+        for _ in range(draw(st.integers(0, 3))):
+            start = draw(st.integers(0, len(result)))
+            end = draw(st.integers(start, min(len(result), start + 8)))
+            piece = draw(
+                st.one_of(
+                    st.sampled_from(HUGE_NUMBERS),
+                    st.text(max_size=4),
+                    st.sampled_from(["/", ":", " ", "=", ",", "pass", "\x00", "\n"]),
+                    st.just(result[start:end] * draw(st.integers(0, 50))),
+                )
+            )
+            result = result[:start] + piece + result[end:]
+        if draw(st.integers(0, 9)) == 0:
+            tokens = result.split()
+            result = " ".join(draw(st.permutations(tokens)))
+        return result
+
+    return mutate()
+
+
+@st.composite
+def positions(draw: st.DrawFn) -> tuple[Game, str]:
+    """A variant and a position text: a real position of it, often mutated."""
+    state = draw(played_states(registered_variants(), max_plies=20))
+    return state.game, draw(mutated_texts(state.position()))
+
+
+@st.composite
+def move_texts(draw: st.DrawFn, game: Game) -> str:
+    """A list of moves for ``game``: legal ones from its start, some mutated."""
+    state = draw(played_states(game, max_plies=12))
+    text = " ".join(game.format_move(move) for move in state.history)
+    return draw(mutated_texts(text))
+
+
+def option_values(option: Option) -> st.SearchStrategy[str]:
+    """Texts for a game's option on the command line: valid values and hostile ones."""
+    valid: list[str] = [option.text(option.default)]
+    if option.choices:
+        valid += [choice.value for choice in option.choices]
+    if option.kind == "whole" and option.minimum is not None and option.maximum is not None:
+        valid += [str(int(option.minimum)), str(int(option.maximum)), str(int(option.maximum) + 1)]
+    return st.one_of(st.sampled_from(valid), st.sampled_from(HUGE_NUMBERS), st.text(max_size=6))
+
+
+@st.composite
+def records(draw: st.DrawFn) -> str:
+    """A record's JSON text: valid (a real game of a registered game), or with fields of the
+    wrong type, huge numbers, deep nesting, an unknown version, or garbage."""
+    state = draw(played_states(registered_variants(), max_plies=20))
+    data: dict[str, Any] = GameRecord.from_state(state).to_dict()
+    kind = draw(st.sampled_from(["valid", "field", "nesting", "garbage", "moves"]))
+    if kind == "field":
+        key = draw(st.sampled_from(sorted(data)))
+        data[key] = draw(
+            st.one_of(
+                st.none(), st.booleans(), st.integers(), st.floats(), st.text(max_size=8),
+                st.lists(st.integers(), max_size=3), st.dictionaries(st.text(max_size=3),
+                                                                     st.integers(), max_size=2),
+                st.sampled_from(["HUGE", 99, -1, 1e308]),
+            )
+        )
+    elif kind == "moves" and data["moves"]:
+        index = draw(st.integers(0, len(data["moves"]) - 1))
+        data["moves"][index] = draw(mutated_texts(data["moves"][index]))
+    elif kind == "nesting":
+        depth = draw(st.sampled_from([5, 21, 1000, 100_000]))
+        data[draw(st.sampled_from(sorted(data)))] = "NEST"
+        text = json.dumps(data).replace('"NEST"', "[" * depth + "]" * depth)
+        return text
+    text = json.dumps(data).replace('"HUGE"', "9" * 5000)
+    if kind == "garbage":
+        text = draw(mutated_texts(text))
+    return text

@@ -152,7 +152,7 @@ def test_saving_never_replaces_what_is_not_a_regular_file(tmp_path: Path) -> Non
 
 def test_save_command_refuses_a_device_in_one_line(saved_games_home: Path) -> None:
     result = agon(GAME, input="1\nsave /dev/null\n")
-    assert "Not saved: /dev/null is not a regular file" in result.stdout
+    assert "Not saved: cannot write /dev/null: it is a character device" in result.stdout
 
 
 # --- resuming and listing -------------------------------------------------------------------------

@@ -117,7 +117,7 @@ def test_the_quality_command() -> None:
 @pytest.mark.parametrize(
     ("arguments", "message"),
     [
-        (["alak", "greedy", "--positions", "0"], "--positions must be at least 1"),
+        (["alak", "greedy", "--positions", "0"], "--positions must be 1 to"),
         (["alak", "nobody", "--positions", "2"], "nobody"),
         (["alak", "greedy", "--max-seconds", "0"], "--max-seconds must be a positive number"),
         (["alak", "greedy", "--max-seconds", "nan"], "of seconds, not nan"),

@@ -368,7 +368,7 @@ def test_only_measures_the_selected_agents_on_the_selected_games(
     [
         (["--max-seconds", "0"], "--max-seconds must be a positive number of seconds, not 0"),
         (["--max-seconds", "inf"], "--max-seconds must be a positive number of seconds, not inf"),
-        (["--quality-positions", "-1"], "--quality-positions must be 0 or more"),
+        (["--quality-positions", "-1"], "--quality-positions must be 0 to"),
         (["--only", "alak-go-*"], "--only 'alak-go-*' matches no job"),
         (["--table-bits", "40"], "--table-bits must be 10 to 30"),
     ],

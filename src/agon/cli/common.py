@@ -16,7 +16,8 @@ import typer
 from typer.models import OptionInfo
 
 from agon.core.errors import AgonError, NotationError, quoted, shortened
-from agon.core.game import Game, State
+from agon.core.game import MAX_MOVES_LENGTH, MAX_POSITION_LENGTH, Game, State
+from agon.core.limits import MAX_SECONDS
 from agon.core.options import Option
 from agon.games import make_game, names, plugin, plugins
 
@@ -116,11 +117,33 @@ def fail(message: str, code: int = 2) -> NoReturn:
     raise typer.Exit(code)
 
 
+MAX_WORKERS = 256
+"""The most worker processes a command starts (``--jobs``)."""
+MAX_GAMES = 1_000_000
+"""The most games a command plays or positions it judges (``--games``, ``--positions``)."""
+
+
 def check_seconds(seconds: float | None, option: str) -> None:
     """Refuse a duration that is not a positive, finite number of seconds (``nan`` and ``inf``
-    parse as floats); None (no limit) passes."""
-    if seconds is not None and not (math.isfinite(seconds) and seconds > 0):
-        fail(f"{option} must be a positive number of seconds, not {seconds:g}")
+    parse as floats) of at most :data:`~agon.core.limits.MAX_SECONDS`; None (no limit)
+    passes."""
+    if seconds is not None and not (math.isfinite(seconds) and 0 < seconds <= MAX_SECONDS):
+        fail(
+            f"{option} must be a positive number of seconds, not {seconds:g} "
+            f"(at most {MAX_SECONDS:,.0f})"
+        )
+
+
+def check_count(value: int, option: str, lowest: int, highest: int) -> None:
+    """Refuse a whole number option outside ``lowest`` to ``highest``."""
+    if not lowest <= value <= highest:
+        fail(f"{option} must be {lowest} to {highest:,}, not {value:,}")
+
+
+def check_length(text: str | None, limit: int, option: str) -> None:
+    """Refuse a text option longer than ``limit`` characters, before anything reads it."""
+    if text is not None and len(text) > limit:
+        fail(f"{option} is {len(text):,} characters long: at most {limit:,} are read")
 
 
 def build_game(name: str, options: GameOptions) -> Game:
@@ -147,6 +170,7 @@ def load_start(game: Game, position: str | None) -> State:
     """The starting position, or the one a position text describes; a bad text fails cleanly."""
     if position is None:
         return game.new_state()
+    check_length(position, MAX_POSITION_LENGTH, "the position")
     try:
         return game.parse_position(position)
     except AgonError as error:
@@ -155,6 +179,7 @@ def load_start(game: Game, position: str | None) -> State:
 
 def play_moves(state: State, moves_text: str) -> None:
     """Play a list of moves, refusing the first bad one with its 1-based index and the rule."""
+    check_length(moves_text, MAX_MOVES_LENGTH, "the moves")
     for index, token in enumerate(moves_text.replace(",", " ").split(), start=1):
         try:
             move = state.game.parse_move(token)

@@ -19,11 +19,6 @@ from agon.core.records import GameRecord
 from agon.games import make_game
 
 HOME_ENV = "AGON_HOME"
-MAX_RECORD_BYTES = 16 * 1024 * 1024
-"""A record is a few kilobytes; a bigger file is not read (a game of this size would have
-hundreds of thousands of moves)."""
-
-
 def games_folder() -> Path:
     """The folder saved games go to (see the module's text); not created here."""
     home = os.environ.get(HOME_ENV)
@@ -35,38 +30,16 @@ def games_folder() -> Path:
     return base / "agon" / "games"
 
 
-def regular_file_problem(path: Path) -> str | None:
-    """Why ``path`` may not be written or read as a record: it exists and is not a regular file
-    (a directory, a device, a pipe, which replacing would destroy or reading would block on);
-    a link is followed to what it names."""
-    try:
-        mode = path.stat().st_mode
-    except FileNotFoundError:
-        return None
-    except OSError as error:
-        return f"cannot use {path}: {error.strerror or error}"
-    return None if stat.S_ISREG(mode) else f"{path} is not a regular file"
-
-
 def load_record(path: Path) -> GameRecord:
     """The record in ``path``, every move checked; raises AgonError saying what is wrong."""
-    problem = regular_file_problem(path)
-    if problem is None and not path.exists():
-        problem = f"cannot read {path}: no such file"
-    if problem is None and path.stat().st_size > MAX_RECORD_BYTES:
-        problem = f"{path} is too large to be a game record"
-    if problem is not None:
-        raise AgonError(problem)
     return GameRecord.load(path, make_game)
 
 
 def save_record(record: GameRecord, path: Path) -> None:
     """Write ``record`` to ``path`` whole or not at all, never over something that is not a
-    regular file; raises AgonError saying what is wrong."""
-    problem = regular_file_problem(path)
-    if problem is not None:
-        raise AgonError(problem)
-    record.save(path.resolve())  # (through a link: its target is replaced, the link kept)
+    regular file (through a link: its target is replaced, the link kept); raises AgonError
+    saying what is wrong."""
+    record.save(path)
 
 
 def _file_name(game_name: str, when: datetime, number: int) -> str:

@@ -11,16 +11,19 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from agon.cli.common import (
+    MAX_GAMES,
+    MAX_WORKERS,
     GameArg,
     GameOptions,
     build_game,
+    check_count,
     check_seconds,
     fail,
     game_command,
 )
 from agon.core.errors import AgonError, quoted
 from agon.search.match import GameSummary, MatchReport, run_match
-from agon.search.registry import AGENTS
+from agon.search.registry import AGENTS, parse_spec
 from agon.search.variants import MEASURES, bench_variants, verify_variants
 
 INTERRUPTED = 130  # the shell's status for a program ended by Ctrl-C
@@ -84,9 +87,14 @@ def match(
     agent_a: Annotated[str, typer.Argument(help="Agent A. " + AGENT_HELP, show_default=False)],
     agent_b: Annotated[str, typer.Argument(help="Agent B (same form).", show_default=False)],
     options: GameOptions,
-    games: Annotated[int, typer.Option("--games", min=1, help="Number of games.")] = 10,
+    games: Annotated[
+        int, typer.Option("--games", min=1, help="Number of games.")
+    ] = 10,
     jobs: Annotated[
-        int, typer.Option("--jobs", min=1, help="Worker processes playing games at once.")
+        int,
+        typer.Option(
+            "--jobs", min=1, help="Worker processes playing games at once."
+        ),
     ] = 1,
     seed: Annotated[
         int | None,
@@ -97,6 +105,13 @@ def match(
     """Play a match of A against B, colours alternating; report A's wins, draws and losses,
     mean margin and Elo difference. Ctrl-C stops it and reports the games finished so far."""
     game = build_game(game_name, options)
+    check_count(games, "--games", 1, MAX_GAMES)
+    check_count(jobs, "--jobs", 1, MAX_WORKERS)
+    for spec in (agent_a, agent_b):
+        try:
+            parse_spec(spec)
+        except AgonError as error:
+            fail(str(error))
     with _progress() as progress:
         task = progress.add_task(f"{agent_a} vs {agent_b}", total=games)
         tally = {1.0: 0, 0.5: 0, 0.0: 0}  # A's wins, draws and losses so far
@@ -155,7 +170,9 @@ def bench_command(
         float, typer.Option("--seconds", help="Seconds for each measurement.")
     ] = 2.0,
     games: Annotated[
-        int, typer.Option("--games", min=1, help="With --verify: random games per variant.")
+        int, typer.Option(
+            "--games", min=1, help="With --verify: random games per variant."
+        )
     ] = 200,
     seed: Annotated[int, typer.Option(help="With --verify: seed of the random games.")] = 1,
 ) -> None:
@@ -164,6 +181,7 @@ def bench_command(
     from agon.search.bench import bench, verify
 
     check_seconds(seconds, "--seconds")
+    check_count(games, "--games", 1, MAX_GAMES)
     known = verify_variants() if verify_twins else bench_variants()
     names = list(only or known)
     for name in names:

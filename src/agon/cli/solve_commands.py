@@ -12,9 +12,12 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 
 from agon.cli.common import (
+    MAX_GAMES,
+    MAX_WORKERS,
     GameArg,
     GameOptions,
     build_game,
+    check_count,
     check_seconds,
     fail,
     game_command,
@@ -25,6 +28,7 @@ from agon.cli.common import (
 from agon.core.errors import AgonError
 from agon.core.game import Game, State, format_points, result_text
 from agon.core.limits import Limit
+from agon.core.memory import check_memory
 from agon.core.results import Work
 from agon.solve.facts import Search
 from agon.solve.tables.catalogue import table_sizes
@@ -107,9 +111,25 @@ TableBitsOpt = Annotated[
 ]
 
 
-def _check_table_bits(table_bits: int | None) -> None:
-    if table_bits is not None and not 10 <= table_bits <= 30:
+TABLE_ENTRY_BYTES = 32
+"""Bytes of a bucket of the transposition table (two entries of two 64-bit words)."""
+
+
+def _check_table_bits(table_bits: int | None, solvers: int = 1) -> None:
+    """Refuse a --table-bits out of range, or whose transposition tables alone (one in each
+    of ``solvers`` processes) need more memory than the machine has available."""
+    if table_bits is None:
+        return
+    if not 10 <= table_bits <= 30:
         fail("--table-bits must be 10 to 30")
+    each = f" in each of {solvers} processes" if solvers > 1 else ""
+    try:
+        check_memory(
+            solvers * (TABLE_ENTRY_BYTES << table_bits),
+            f"--table-bits {table_bits} (its transposition table alone{each})",
+        )
+    except AgonError as error:
+        fail(str(error))
 
 
 def solve(
@@ -182,7 +202,8 @@ def solve(
 
     game = build_game(game_name, options)
     state = _start(game, position, moves)
-    _check_table_bits(table_bits)
+    check_count(jobs, "--jobs", 1, MAX_WORKERS)
+    _check_table_bits(table_bits, jobs)
     check_seconds(max_seconds, "--max-seconds")
     if tables_file is not None and (
         tables_file.is_dir() or not os.access(tables_file.parent, os.W_OK)
@@ -353,9 +374,10 @@ def tables(
     from agon.solve.tables.runner import generate_tables
 
     check_seconds(max_seconds, "--max-seconds")
-    if quality_positions < 0:
-        fail("--quality-positions must be 0 or more")
-    _check_table_bits(table_bits)
+    check_count(quality_positions, "--quality-positions", 0, MAX_GAMES)
+    check_count(jobs, "--jobs", 1, MAX_WORKERS)
+    check_count(move_jobs, "--move-jobs", 1, MAX_WORKERS)
+    _check_table_bits(table_bits, max(jobs, move_jobs))
     if checkpoints is not None:
         try:
             checkpoints.mkdir(parents=True, exist_ok=True)
@@ -379,7 +401,9 @@ def quality(
     game_name: GameArg,
     agent: Annotated[str, typer.Argument(help="Agent spec, e.g. mcts:1s or alphabeta:1s.")],
     options: GameOptions,
-    positions: Annotated[int, typer.Option(help="How many positions to judge.")] = 100,
+    positions: Annotated[
+        int, typer.Option(help="How many positions to judge.")
+    ] = 100,
     seed: Annotated[int, typer.Option(help="Random seed for sampling and the agent.")] = 1,
     max_seconds: Annotated[
         float | None,
@@ -400,8 +424,7 @@ def quality(
     from agon.solve.solver import SolveInterrupted, stderr_progress
 
     game = build_game(game_name, options)
-    if positions < 1:
-        fail("--positions must be at least 1")
+    check_count(positions, "--positions", 1, MAX_GAMES)
     check_seconds(max_seconds, "--max-seconds")
     try:
         report = measure_quality(

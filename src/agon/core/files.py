@@ -1,13 +1,73 @@
-"""Writing files so that what was saved before is never lost."""
+"""Reading files within a size limit, and writing them so that what was saved before is never
+lost.
+
+Every file the terminal tools read (records, saved results, tables) is read through
+:func:`read_limited`: only a regular file (never a device such as ``/dev/zero``, a pipe that
+would block, a directory), and never more than its limit. Every file they write goes through
+:func:`replace_file_with`: written beside the target, flushed to the disk, then put in the
+target's place in one step, never over something that is not a regular file.
+"""
 
 from __future__ import annotations
 
+import errno
 import os
+import stat
 import tempfile
 from collections.abc import Callable
 from contextlib import suppress
 from pathlib import Path
 from typing import BinaryIO
+
+from agon.core.errors import AgonError
+
+_KINDS = (
+    (stat.S_ISDIR, "a directory"),
+    (stat.S_ISFIFO, "a pipe"),
+    (stat.S_ISCHR, "a character device"),
+    (stat.S_ISBLK, "a block device"),
+    (stat.S_ISSOCK, "a socket"),
+)
+
+
+def kind_of(mode: int) -> str:
+    """What a file of this ``st_mode`` is, in words ("a directory", "a pipe", …)."""
+    return next((kind for test, kind in _KINDS if test(mode)), "not a regular file")
+
+
+def read_limited(path: Path, limit: int, what: str = "a file Agon reads") -> bytes:
+    """The bytes of ``path``, which must be a regular file of at most ``limit`` bytes; at most
+    ``limit + 1`` bytes are ever read (a file that grows while read is still refused). Raises
+    :class:`AgonError` with a one-line message naming the file and what is wrong: missing,
+    not a regular file (``/dev/zero``, a pipe, a directory: opened without waiting, and not
+    read), too large for ``what`` it should be, or unreadable."""
+    try:
+        # (O_NONBLOCK: opening a pipe with no writer would otherwise wait for one)
+        descriptor = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
+    except FileNotFoundError:
+        raise AgonError(f"cannot read {path}: no such file") from None
+    except OSError as error:
+        raise AgonError(f"cannot read {path}: {error.strerror or error}") from None
+    mode = os.fstat(descriptor).st_mode
+    if not stat.S_ISREG(mode):
+        os.close(descriptor)
+        raise AgonError(f"{path} is {kind_of(mode)}, not a regular file: it is not read")
+    with os.fdopen(descriptor, "rb") as file:
+        try:
+            data = file.read(limit + 1)
+        except OSError as error:
+            raise AgonError(f"cannot read {path}: {error.strerror or error}") from None
+    if len(data) > limit:
+        raise AgonError(f"{path} is over {limit:,} bytes: too large to be {what}")
+    return data
+
+
+def read_text_limited(path: Path, limit: int, what: str = "a file Agon reads") -> str:
+    """:func:`read_limited`, as UTF-8 text (:class:`AgonError` if it is not)."""
+    try:
+        return read_limited(path, limit, what).decode("utf-8")
+    except UnicodeDecodeError:
+        raise AgonError(f"{path} is not a text file (not UTF-8): not {what}") from None
 
 
 def replace_file(target: Path, text: str) -> None:
@@ -16,19 +76,46 @@ def replace_file(target: Path, text: str) -> None:
     replace_file_with(target, lambda file: file.write(text.encode("utf-8")))
 
 
+def writable_target(target: Path) -> Path:
+    """The file a write to ``target`` replaces: ``target`` itself, or, where it is a symbolic
+    link, the file the link names (written through, the link kept: a link is how people keep a
+    file elsewhere). Raises ``OSError`` where that exists and is not a regular file (a device,
+    a pipe, a directory), which replacing would destroy, or where the link goes round in a
+    loop."""
+    path = Path(target)
+    if path.is_symlink():
+        try:
+            path = path.resolve(strict=False)
+        except (OSError, RuntimeError):  # (a loop of links)
+            raise OSError(errno.ELOOP, "a loop of symbolic links") from None
+    try:
+        mode = path.stat().st_mode
+    except FileNotFoundError:
+        return path
+    if not stat.S_ISREG(mode):
+        raise OSError(errno.EINVAL, f"it is {kind_of(mode)}, not a regular file: left as it is")
+    return path
+
+
 def replace_file_with(target: Path, write: Callable[[BinaryIO], object]) -> None:
     """Have ``write`` write ``target``'s new content, replacing it only once it is complete.
 
     The content goes to a temporary file of its own (so two writers never share one) beside
-    the target, which then takes the target's place in one step: an interrupted or failed write
-    leaves the old file as it was and no temporary file behind. Raises ``OSError``.
+    the target, is flushed to the disk, then takes the target's place in one step, and the
+    folder is flushed too: an interrupted or failed write (a crash of the machine included)
+    leaves the old file or the new one, and no temporary file behind. A target that is a
+    link is written through (:func:`writable_target`); one that is not a regular file is
+    refused. Raises ``OSError``.
     """
+    target = writable_target(target)
     descriptor, temporary = tempfile.mkstemp(
         dir=target.parent, prefix=f".{target.name}.", suffix=".tmp"
     )
     try:
         with os.fdopen(descriptor, "wb") as file:
             write(file)
+            file.flush()
+            os.fsync(file.fileno())
         # mkstemp makes the file private; keep the old file's permissions, or the usual ones
         os.chmod(temporary, target.stat().st_mode & 0o777 if target.exists() else 0o644)
         os.replace(temporary, target)
@@ -36,3 +123,15 @@ def replace_file_with(target: Path, write: Callable[[BinaryIO], object]) -> None
         with suppress(OSError):
             os.unlink(temporary)
         raise
+    _sync_folder(target.parent)
+
+
+def _sync_folder(folder: Path) -> None:
+    """Flush a folder's entries (a rename is in its folder, not the file), where the system
+    can (not on Windows, nor on some network file systems)."""
+    with suppress(OSError):
+        descriptor = os.open(folder, os.O_RDONLY)
+        try:
+            os.fsync(descriptor)
+        finally:
+            os.close(descriptor)

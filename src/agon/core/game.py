@@ -25,6 +25,24 @@ from agon.core.player import Player
 Move = int
 """An action number: ``0 <= move < game.num_actions``."""
 
+MAX_POSITION_LENGTH = 1_000_000
+"""The longest position text read (a large board's, with the boards its history has seen,
+is some thousands of characters)."""
+MAX_MOVES_LENGTH = 1_000_000
+"""The longest text of moves read at once (``--moves``; some hundred thousand moves)."""
+MAX_COUNT_DIGITS = 9
+"""A count in a position text (a tree's size, prisoners, passes) has at most this many
+significant digits: more than any board holds, and far within a 64-bit integer."""
+
+
+def read_count(text: str) -> int | None:
+    """The whole number that ``text`` writes in ASCII digits (``"007"`` is 7), or None where it
+    is not one, or has more than :data:`MAX_COUNT_DIGITS` significant digits (no sign, no
+    ``_``, no other script's digits, and never a number Python takes digit by digit)."""
+    if not (text.isascii() and text.isdigit()) or len(text.lstrip("0")) > MAX_COUNT_DIGITS:
+        return None
+    return int(text)
+
 StateT = TypeVar("StateT", bound="State")
 
 

@@ -21,6 +21,12 @@ from enum import Enum
 
 from agon.core.errors import AgonError, quoted
 
+MAX_SECONDS = 1e9
+"""The longest time limit (some thirty years): longer ones are refused, not left to overflow
+the clocks and waits they reach."""
+MAX_COUNT = 10**15
+"""The largest count limit (more units than any search runs)."""
+
 
 @dataclass(frozen=True)
 class Limit:
@@ -32,12 +38,14 @@ class Limit:
     deadline: float | None = None
 
     def __post_init__(self) -> None:
-        if self.seconds is not None and not (math.isfinite(self.seconds) and self.seconds > 0):
+        seconds, count = self.seconds, self.count
+        if seconds is not None and not (math.isfinite(seconds) and 0 < seconds <= MAX_SECONDS):
             raise AgonError(
-                f"a time limit must be a positive number of seconds, not {self.seconds}"
+                f"a time limit must be a positive number of seconds up to {MAX_SECONDS:g}, "
+                f"not {seconds:g}"
             )
-        if self.count is not None and self.count <= 0:
-            raise AgonError(f"a count limit must be positive, not {self.count}")
+        if count is not None and not 0 < count <= MAX_COUNT:
+            raise AgonError(f"a count limit must be 1 to {MAX_COUNT:,}, not {quoted(count)}")
 
     @classmethod
     def parse(cls, text: str) -> Limit:

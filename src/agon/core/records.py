@@ -7,18 +7,27 @@ through the rules engine when loaded, so a record that breaks the rules is refus
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from agon.core.errors import AgonError, RecordError, quoted
-from agon.core.files import replace_file
-from agon.core.game import Game, State
+from agon.core.errors import AgonError, RecordError, quoted, shortened
+from agon.core.files import read_text_limited, replace_file
+from agon.core.game import MAX_POSITION_LENGTH, Game, State
 
 RECORD_FORMAT = "agon-record"
 RECORD_VERSION = 1
+READ_VERSIONS = (1,)
+"""The record versions this Agon reads (a record without one is taken for the current)."""
+MAX_RECORD_BYTES = 16 * 1024 * 1024
+"""A record is a few kilobytes; a bigger file is not read (a game of this size would have
+hundreds of thousands of moves)."""
+MAX_JSON_DEPTH = 20
+"""The deepest nesting of arrays and objects a JSON document read may have (a record's is
+2): deeper ones are refused before they are parsed, which would take Python's stack."""
 
 GameFactory = Callable[[str, Mapping[str, Any]], Game]
 """Builds a game from its registry name and options (``agon.games.make_game``)."""
@@ -61,6 +70,11 @@ class GameRecord:
 
     def replay(self) -> State:
         """The final state, every move checked by the rules."""
+        if self.start_position is not None and len(self.start_position) > MAX_POSITION_LENGTH:
+            raise RecordError(
+                f"the start position is {len(self.start_position):,} characters long: at most "
+                f"{MAX_POSITION_LENGTH:,} are read"
+            )
         try:
             state = (
                 self.game.parse_position(self.start_position)
@@ -118,6 +132,12 @@ class GameRecord:
             raise RecordError("a record must be a JSON object")
         if data.get("format", RECORD_FORMAT) != RECORD_FORMAT:
             raise RecordError(f"not an Agon record (format {quoted(data.get('format'))})")
+        version = data.get("version", RECORD_VERSION)
+        if type(version) is not int or version not in READ_VERSIONS:
+            readable = ", ".join(map(str, READ_VERSIONS))
+            raise RecordError(
+                f"a record of version {quoted(version)}: this Agon reads version {readable}"
+            )
         name = data.get("game")
         if not isinstance(name, str):
             raise RecordError("the record does not say which game it is ('game' is missing)")
@@ -150,20 +170,52 @@ class GameRecord:
     @classmethod
     def from_json(cls, text: str, make_game: GameFactory) -> GameRecord:
         try:
-            data = json.loads(text)
-        except json.JSONDecodeError as error:
-            raise RecordError(f"not valid JSON: {error.msg} at line {error.lineno}") from None
+            data = parse_json(text)
+        except AgonError as error:
+            raise RecordError(str(error)) from None
         return cls.from_dict(data, make_game)
 
     @classmethod
     def load(cls, path: str | Path, make_game: GameFactory) -> GameRecord:
+        """The record in the file ``path`` (a regular file of at most
+        :data:`MAX_RECORD_BYTES`), every move checked; :class:`RecordError` naming what is
+        wrong."""
         try:
-            text = Path(path).read_text(encoding="utf-8")
-        except OSError as error:
-            raise RecordError(f"cannot read {path}: {error.strerror or error}") from None
-        except UnicodeDecodeError:
-            raise RecordError(f"{path} is not a text file") from None
+            text = read_text_limited(Path(path), MAX_RECORD_BYTES, "a game record")
+        except AgonError as error:
+            raise RecordError(str(error)) from None
         return cls.from_json(text, make_game)
+
+
+_STRINGS = re.compile(r'"(?:[^"\\]++|\\[\s\S]?)*+"?')
+"""A JSON string; one left open runs to the end (so that no text makes the search go back)."""
+_NOT_BRACKETS = re.compile(r"[^][{}]+")
+
+
+def nests_deeper(text: str, limit: int) -> bool:
+    """Whether arrays and objects nest more than ``limit`` deep somewhere in the JSON text
+    ``text`` (brackets in strings not counted; a text that is not JSON gets some answer, and
+    is the parser's to refuse)."""
+    depth = 0
+    for bracket in _NOT_BRACKETS.sub("", _STRINGS.sub("", text)):
+        depth += 1 if bracket in "[{" else -1
+        if depth > limit:
+            return True
+    return False
+
+
+def parse_json(text: str, max_depth: int = MAX_JSON_DEPTH) -> Any:
+    """The JSON document ``text``, nested at most ``max_depth`` deep (checked before parsing:
+    Python's parser recurses); :class:`AgonError` naming what is wrong, a number of more
+    digits than Python converts included."""
+    if nests_deeper(text, max_depth):
+        raise AgonError(f"the JSON nests arrays or objects over {max_depth} deep")
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as error:
+        raise AgonError(f"not valid JSON: {error.msg} at line {error.lineno}") from None
+    except ValueError as error:  # (an integer of more than 4,300 digits)
+        raise AgonError(f"not JSON Agon reads: {shortened(str(error))}") from None
 
 
 def _optional_str(data: Mapping[str, Any], key: str) -> str | None:

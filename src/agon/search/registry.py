@@ -33,10 +33,22 @@ AGENTS: dict[str, AgentFactory] = {
 }
 
 
-def make_agent(spec: str, game: Game, seed: int | None = None) -> Agent:
-    """Build an agent from ``NAME`` or ``NAME:BUDGET``; a bad spec is an AgonError."""
+MAX_SPEC_LENGTH = 100
+"""The longest agent spec read (``alphabeta:500ms`` is 15 characters)."""
+
+
+def parse_spec(spec: str) -> tuple[str, Limit | None]:
+    """The agent's name and budget in ``NAME`` or ``NAME:BUDGET``, checked (without making the
+    agent, which may compile it); a bad spec is an AgonError."""
+    if len(spec) > MAX_SPEC_LENGTH:
+        raise AgonError(f"agent spec {quoted(spec)} is over {MAX_SPEC_LENGTH} characters")
     name, _, budget_text = spec.strip().lower().partition(":")
     if name not in AGENTS:
         raise AgonError(f"unknown agent {quoted(spec)}: choose one of {', '.join(AGENTS)}")
-    limit = Limit.parse(budget_text) if budget_text else None
+    return name, Limit.parse(budget_text) if budget_text else None
+
+
+def make_agent(spec: str, game: Game, seed: int | None = None) -> Agent:
+    """Build an agent from ``NAME`` or ``NAME:BUDGET``; a bad spec is an AgonError."""
+    name, limit = parse_spec(spec)
     return AGENTS[name](game, limit, seed)

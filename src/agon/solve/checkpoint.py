@@ -16,6 +16,7 @@ one only when complete.
 from __future__ import annotations
 
 import json
+import stat
 import zipfile
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -26,7 +27,8 @@ import numpy as np
 from agon.core.compiled import imported_fingerprint
 from agon.core.errors import AgonError
 from agon.core.fast import Array
-from agon.core.files import replace_file_with
+from agon.core.files import kind_of, replace_file_with
+from agon.core.memory import check_memory
 from agon.core.results import Work
 
 FORMAT = "agon-solver-tables/1"
@@ -88,8 +90,18 @@ def load_tables(path: Path, wanted: TablesHeader) -> tuple[TablesHeader, dict[st
     can be many gigabytes); :class:`AgonError` naming what is wrong if it cannot be read as
     one, or does not fit."""
     not_tables = f"{path} is not a file of a solver's tables"
-    if path.is_file() and not zipfile.is_zipfile(path):
-        raise AgonError(f"{not_tables} (not a NumPy .npz archive)")
+    try:
+        mode = path.stat().st_mode
+    except OSError as error:
+        raise AgonError(f"cannot read {path}: {error.strerror or error}") from None
+    if not stat.S_ISREG(mode):
+        raise AgonError(f"{path} is {kind_of(mode)}, not a regular file: it is not read")
+    try:
+        with zipfile.ZipFile(path) as archive:
+            unpacked = sum(member.file_size for member in archive.infolist())
+    except (OSError, zipfile.BadZipFile):
+        raise AgonError(f"{not_tables} (not a NumPy .npz archive)") from None
+    check_memory(unpacked, f"reading the tables in {path}")
     try:
         with np.load(path, allow_pickle=False) as content:
             fields = json.loads(str(content["header"]))

@@ -31,6 +31,7 @@ from agon.core.errors import AgonError
 from agon.core.fast import Array, FastTwin
 from agon.core.game import Game, Move, State
 from agon.core.limits import NO_LIMIT, Chunks, Limit, Stop
+from agon.core.memory import check_memory
 from agon.core.player import Player
 from agon.core.plugin import KomiRule
 from agon.core.results import Work
@@ -325,22 +326,27 @@ class Solver:
         self.scale = 1 if float(self.variant.komi).is_integer() else 2
         if table_bits is None:
             table_bits = default_table_bits(game)
-        self.table = np.zeros((2 << table_bits, 2), dtype=np.int64)
         # the summaries of history-free results, one per table row (docs/solver.md)
         # (boards of more than 32 points do not pack into one int64: every result of theirs is
         # stored under its whole history, which is also sound)
         history = keeps_results_apart_from_history(self.twin)
         levels = self.twin.board_points + 1
         self._summary_size = K.summary_size(levels if history else 1)
-        rows = self.table.shape[0] if history else 1
-        # a summary for each bound of an entry
-        self.summaries = np.zeros((rows, 2 * self._summary_size), dtype=np.int64)
-        self.hints = np.zeros((1 << HINT_BITS, 2), dtype=np.int64)
+        table_rows = 2 << table_bits
         # the proof-number search's table of numbers (only where it runs)
         numbers_rows = 2 if self.search is Search.ALPHA_BETA else (
             2 << (table_bits if is_small_board(game) else max(NUMBERS_BITS, table_bits))
         )
-        self.numbers = np.zeros((numbers_rows, 3), dtype=np.int64)
+        # a summary for each bound of an entry
+        summary_shape = (table_rows if history else 1, 2 * self._summary_size)
+        shapes = [(table_rows, 2), summary_shape, (1 << HINT_BITS, 2), (numbers_rows, 3)]
+        check_memory(
+            sum(rows * columns for rows, columns in shapes) * np.dtype(np.int64).itemsize,
+            f"the solver's tables of 2**{table_bits} buckets (table bits {table_bits})",
+        )
+        self.table, self.summaries, self.hints, self.numbers = (
+            np.zeros(shape, dtype=np.int64) for shape in shapes
+        )
         self.control = np.zeros(K.CONTROL_SIZE, dtype=np.int64)
         self.control[K.C_HISTORY] = int(history)
         self.control[K.C_REPEATS_COUNT] = int(self.twin.repeats_count)

@@ -20,7 +20,15 @@ from enum import StrEnum
 from typing import Any
 
 from agon.core.errors import AgonError, NotationError, PositionError, quoted
-from agon.core.game import Game, Move, Score, State, format_points
+from agon.core.game import (
+    MAX_COUNT_DIGITS,
+    Game,
+    Move,
+    Score,
+    State,
+    format_points,
+    read_count,
+)
 from agon.core.options import Choice, Option, check_komi, read_options
 from agon.core.player import Player
 
@@ -544,12 +552,14 @@ def parse_alak_position(game: Alak, text: str) -> AlakState:
             )
         values[name] = value
     captured = _parse_points(game, values.get("captured", ""), board)
-    try:
-        passes = int(values.get("passes", "0"))
-        prisoner_counts = [int(v) for v in values.get("prisoners", "0,0").split(",")]
-    except ValueError:
-        raise PositionError("passes= and prisoners= take whole numbers") from None
-    if not 0 <= passes <= 2 or len(prisoner_counts) != 2 or min(prisoner_counts) < 0:
+    passes = read_count(values.get("passes", "0"))
+    counts = [read_count(v) for v in values.get("prisoners", "0,0").split(",")]
+    prisoner_counts = [count for count in counts if count is not None]
+    if passes is None or len(prisoner_counts) != len(counts):
+        raise PositionError(
+            f"passes= and prisoners= take whole numbers of at most {MAX_COUNT_DIGITS} digits"
+        )
+    if not 0 <= passes <= 2 or len(prisoner_counts) != 2:
         raise PositionError("passes= is 0, 1 or 2, prisoners= is two counts like 2,1")
     ko_board = values.get("ko")
     if ko_board is not None:

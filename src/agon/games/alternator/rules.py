@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from agon.core.errors import AgonError, NotationError, PositionError, quoted
-from agon.core.game import Game, Move, Score, State, format_points
+from agon.core.game import Game, Move, Score, State, format_points, read_count
 from agon.core.options import Option, check_komi, read_options
 from agon.core.player import Player
 
@@ -372,10 +372,16 @@ def parse_alternator_position(game: Alternator, text: str) -> AlternatorState:
             )
         for file, token in enumerate(tokens):
             cell = rank * game.width + file
+            size = read_count(token)
             if token in PIT_SYMBOLS:
                 cells[cell] = -1 - PIT_SYMBOLS.index(token)
-            elif token.isdecimal() and int(token) > 0:
-                cells[cell] = int(token)
+            elif size is not None and 0 < size <= game.cells:
+                cells[cell] = size
+            elif token.isascii() and token.isdigit() and token.strip("0"):
+                raise PositionError(
+                    f"cell {game.cell_name(cell)}: a tree of {quoted(token)} cells does not fit "
+                    f"on the board of {game.cells}"
+                )
             else:
                 raise PositionError(
                     f"cell {game.cell_name(cell)}: {quoted(token)} is neither a tree size "

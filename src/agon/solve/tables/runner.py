@@ -16,8 +16,9 @@ from pathlib import Path
 from typing import Any
 
 from agon.core.errors import AgonError, quoted
-from agon.core.files import replace_file
+from agon.core.files import read_text_limited, replace_file
 from agon.core.limits import Limit
+from agon.core.records import parse_json
 from agon.core.results import Job, Record
 from agon.core.workers import WorkerResults, stop_and_wait, stop_signal, worker_pool
 from agon.solve.parallel import kept_move_tables
@@ -289,14 +290,21 @@ def _solve_unless_stopped(*arguments: Any) -> Record | None:
         return None
 
 
+MAX_RESULTS_BYTES = 64 * 1024 * 1024
+"""The saved results are some hundred kilobytes; a larger file is not read."""
+
+
 def _load(path: Path) -> dict[str, Record]:
     if not path.exists():
         return {}
     try:
-        data = json.loads(path.read_text())
-    except (OSError, ValueError) as error:
+        data = parse_json(read_text_limited(path, MAX_RESULTS_BYTES, "saved results"))
+    except AgonError as error:
         raise AgonError(f"cannot read saved results {path}: {error}") from None
-    return {key: _with_infinite_bounds(record) for key, record in data.get("jobs", {}).items()}
+    jobs = data.get("jobs", {}) if isinstance(data, dict) else None
+    if not isinstance(jobs, dict) or not all(isinstance(r, dict) for r in jobs.values()):
+        raise AgonError(f"cannot read saved results {path}: not a file of results")
+    return {key: _with_infinite_bounds(record) for key, record in jobs.items()}
 
 
 def _write(path: Path, text: str) -> None:
