@@ -8,9 +8,12 @@ import tempfile
 from pathlib import Path
 
 import schemathesis
+from fastapi.testclient import TestClient
 from hypothesis import HealthCheck, settings
 from schemathesis.checks import CHECKS, load_all_checks
+from schemathesis.config import SchemathesisConfig
 
+from agon.games import names
 from agon.web.app import create_app
 from web_fixtures import UNLIMITED
 
@@ -22,7 +25,19 @@ app = create_app(
     str(Path(_folder.name) / "schema.db"), workers=1, executor="thread", warm=False,
     limits=UNLIMITED,
 )
-schema = schemathesis.openapi.from_asgi("/api/openapi.json", app)
+# A schema cannot say which options a game takes nor which moves are legal: there a request the
+# schema allows may be refused for its meaning, 400 (not understood) or 422 (against the rules).
+MEANING_CHECKED = """
+[[operations]]
+include-path-regex = "^/api/games(/[^/]+/(moves|pass|choices))?$"
+include-method = "POST|GET"
+
+[operations.checks.positive_data_acceptance]
+expected-statuses = ["2xx", "400", "403", "404", "409", "422", "429"]
+"""
+schema = schemathesis.openapi.from_asgi(
+    "/api/openapi.json", app, config=SchemathesisConfig.from_str(MEANING_CHECKED)
+)
 cases = [0]
 
 
@@ -34,10 +49,37 @@ def test_every_check_is_run() -> None:
 
 @schema.parametrize()
 @settings(
-    max_examples=60, deadline=None, derandomize=True, suppress_health_check=list(HealthCheck)
+    max_examples=200, deadline=None, derandomize=True, suppress_health_check=list(HealthCheck)
 )
 def test_the_api_answers_as_its_schema_says(case: schemathesis.Case) -> None:
     cases[0] += 1
+    case.call_and_validate(checks=ALL_CHECKS)
+
+
+_games = [0]
+
+
+def _real_game(client: TestClient) -> tuple[str, str]:
+    """A new game against the computer, of each registered game in turn: (id, token)."""
+    game = names()[_games[0] % len(names())]
+    _games[0] += 1
+    created = client.post("/api/games", json={"game": game, "level": "easy"}).json()
+    return created["id"], created["token"]
+
+
+_client = TestClient(app)
+
+
+@schema.include(path_regex=r"\{game_id\}").parametrize()
+@settings(
+    max_examples=200, deadline=None, derandomize=True, suppress_health_check=list(HealthCheck)
+)
+def test_the_api_answers_as_its_schema_says_about_real_games(case: schemathesis.Case) -> None:
+    """The same on games that exist, as their players (the token of the seat)."""
+    cases[0] += 1
+    case.path_parameters["game_id"], token = _real_game(_client)
+    if case.headers is not None and "X-Agon-Token" in case.headers:
+        case.headers["X-Agon-Token"] = token
     case.call_and_validate(checks=ALL_CHECKS)
 
 

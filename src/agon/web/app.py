@@ -172,7 +172,7 @@ def _methods_at(app: FastAPI, path: str) -> list[str]:
         method
         for route in app.routes
         if isinstance(route, APIRoute) and route.path_regex.match(path)
-        for method in route.methods
+        for method in route.methods or ()
     })
 
 
