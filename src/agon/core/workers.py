@@ -2,9 +2,15 @@
 
 from __future__ import annotations
 
+import ctypes
+import ctypes.util
 import multiprocessing
 import multiprocessing.pool
+import os
 import signal
+import sys
+import threading
+import time
 from collections.abc import Callable
 from contextlib import suppress
 from functools import partial
@@ -29,7 +35,9 @@ def worker_pool(
     :func:`stop_signal` as ``stop``, sets it to ask their tasks to end (they read it with
     :func:`stop_asked`). Each worker runs ``prepare`` first (a module-level function: it is
     sent by name)."""
-    return _CONTEXT.Pool(processes, initializer=partial(_start_worker, prepare, stop))
+    return _CONTEXT.Pool(
+        processes, initializer=partial(_start_worker, prepare, stop, os.getpid())
+    )
 
 
 def stop_signal() -> Any:
@@ -51,12 +59,40 @@ def stop_asked() -> bool:
     return _stop is not None and bool(_stop.is_set())
 
 
-def _start_worker(prepare: Callable[[], None] | None, stop: Any) -> None:
+def _start_worker(prepare: Callable[[], None] | None, stop: Any, parent: int) -> None:
     global _stop
     _stop = stop
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    die_with_parent(parent)
     if prepare is not None:
         prepare()
+
+
+_PR_SET_PDEATHSIG = 1
+PARENT_WATCH_SECONDS = 1.0
+"""Where the system cannot signal a parent's death, how often a worker looks for its parent."""
+
+
+def die_with_parent(parent: int) -> None:
+    """In a worker process: end when ``parent``, the process that started it (its id as the
+    parent saw it), ends, however that ends (SIGKILL included, which leaves it no time to stop
+    its workers): on Linux the kernel sends SIGKILL at the parent's death; elsewhere a thread
+    looks for the parent every second. A parent already gone ends the worker at once."""
+    if os.getppid() != parent:
+        os._exit(1)
+    if sys.platform.startswith("linux"):
+        libc = ctypes.CDLL(ctypes.util.find_library("c"), use_errno=True)
+        if libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0) == 0:
+            if os.getppid() != parent:  # (the parent died before the request was made)
+                os._exit(1)
+            return
+
+    def watch() -> None:
+        while os.getppid() == parent:
+            time.sleep(PARENT_WATCH_SECONDS)
+        os._exit(1)
+
+    threading.Thread(target=watch, name="parent-watch", daemon=True).start()
 
 
 class WorkerResults(Generic[Tag, Result]):

@@ -98,27 +98,29 @@ class BodyLimit:
                     await self._refuse(send, 413, self._message())
                     return
         received = 0
-        started = False
+        started = refused = False
 
         async def counted_receive() -> Message:
-            nonlocal received
+            nonlocal received, refused
             message: Message = await receive()
             if message["type"] == "http.request":
                 received += len(message.get("body", b""))
                 if received > self.max_bytes:
-                    raise _BodyTooLarge
+                    # answer now, and tell the application the client has gone
+                    if not started:
+                        await self._refuse(send, 413, self._message())
+                    refused = True
+                    return {"type": "http.disconnect"}
             return message
 
         async def watched_send(message: Message) -> None:
             nonlocal started
+            if refused:
+                return  # (the refusal was the answer)
             started = started or message["type"] == "http.response.start"
             await send(message)
 
-        try:
-            await self.app(scope, counted_receive, watched_send)
-        except _BodyTooLarge:
-            if not started:
-                await self._refuse(send, 413, self._message())
+        await self.app(scope, counted_receive, watched_send)
 
     def _message(self) -> str:
         return f"the request body is over the limit of {self.max_bytes:,} bytes"
@@ -136,10 +138,6 @@ class BodyLimit:
             ],
         })
         await send({"type": "http.response.body", "body": body})
-
-
-class _BodyTooLarge(Exception):
-    """A body counted past the limit as it arrived (:class:`BodyLimit`)."""
 
 
 class RateLimit:

@@ -7,11 +7,13 @@ import asyncio
 import hashlib
 import logging
 import multiprocessing
+import os
 from concurrent.futures import BrokenExecutor, Executor, ProcessPoolExecutor, ThreadPoolExecutor
 from typing import Any, Protocol
 
 from agon.core.errors import AgonError
 from agon.core.game import Move
+from agon.core.workers import die_with_parent
 from agon.search.registry import make_agent
 from agon.web.levels import think, warm_up
 from agon.web.replay import Loaded
@@ -31,6 +33,15 @@ class GameAccess(Protocol):
     async def store_move(self, loaded: Loaded, move: Move) -> None: ...
 
     async def broadcast(self, loaded: Loaded) -> None: ...
+
+
+def start_thinker(server: int, warm: bool) -> None:
+    """Run first in each worker process: end with the ``server`` process, however it ends (a
+    server killed by SIGKILL must not leave its thinkers running); and, if ``warm``, load the
+    agents' compiled kernels before a game needs them."""
+    die_with_parent(server)
+    if warm:
+        warm_up()
 
 
 def seed_for(game_id: str, ply: int) -> int:
@@ -60,7 +71,8 @@ class Computer:
                 # spawn, not fork: the server process has threads, and forking those is unsafe
                 context = multiprocessing.get_context("spawn")
                 self._executor = ProcessPoolExecutor(
-                    self._workers, mp_context=context, initializer=warm_up if self._warm else None
+                    self._workers, mp_context=context, initializer=start_thinker,
+                    initargs=(os.getpid(), self._warm),
                 )
         return self._executor
 

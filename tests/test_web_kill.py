@@ -1,0 +1,245 @@
+"""The arena killed (SIGKILL) in the middle of a load of games, and started again: every move
+that got a success reply is stored, every stored game replays legally, watchers reconnect and
+catch up, and the computer's thinking processes die with the server. Figures go to stdout
+(``-s``) for docs/web.md."""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import signal
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+from websockets.sync.client import connect
+
+from agon.games import make_game
+from agon.web.background import free_port
+
+pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("web-kill")]
+
+GAME = "alak"
+OPTIONS = {"size": 9}
+
+
+class Server:
+    """``agon serve`` in a process of its own, to be killed and started again."""
+
+    def __init__(self, database: Path) -> None:
+        self.database = database
+        self.port = free_port()
+        self.url = f"http://127.0.0.1:{self.port}"
+        self.process: subprocess.Popen[bytes] | None = None
+
+    def start(self) -> float:
+        """Start it; the seconds until it answers."""
+        started = time.monotonic()
+        environment = {**os.environ, "AGON_GAMES_PER_MINUTE": "100000"}
+        self.process = subprocess.Popen(
+            [sys.executable, "-c", "from agon.cli import main; main()", "serve",
+             "--port", str(self.port), "--db", str(self.database), "--workers", "1"],
+            env=environment, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+        )
+        deadline = started + 120
+        while time.monotonic() < deadline:
+            try:
+                if httpx.get(f"{self.url}/api/meta", timeout=1).status_code == 200:
+                    return time.monotonic() - started
+            except httpx.HTTPError:
+                time.sleep(0.05)
+        raise AssertionError("the arena did not start")
+
+    def kill(self) -> None:
+        assert self.process is not None
+        self.process.send_signal(signal.SIGKILL)
+        self.process.wait()
+
+    def descendants(self) -> set[int]:
+        """The process ids of everything the server started (from /proc)."""
+        assert self.process is not None
+        children: dict[int, list[int]] = {}
+        for entry in Path("/proc").iterdir():
+            if entry.name.isdigit():
+                try:
+                    parent = int((entry / "stat").read_text().rsplit(")", 1)[1].split()[1])
+                except (OSError, IndexError, ValueError):
+                    continue
+                children.setdefault(parent, []).append(int(entry.name))
+        found: set[int] = set()
+        waiting = [self.process.pid]
+        while waiting:
+            for child in children.get(waiting.pop(), []):
+                found.add(child)
+                waiting.append(child)
+        return found
+
+
+@pytest.fixture
+def server(tmp_path: Path) -> Iterator[Server]:
+    running = Server(tmp_path / "arena.db")
+    running.start()
+    yield running
+    if running.process is not None and running.process.poll() is None:
+        running.kill()
+
+
+def alive(pid: int) -> bool:
+    try:
+        status = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except OSError:
+        return False
+    return status != "Z"
+
+
+def test_the_thinking_processes_die_with_a_killed_server(server: Server) -> None:
+    created = httpx.post(f"{server.url}/api/games", json={
+        "game": GAME, "options": OPTIONS, "opponent": "computer", "level": "beginner",
+        "colour": "white",
+    }).json()
+    httpx.get(f"{server.url}/api/games/{created['id']}")
+    deadline = time.monotonic() + 60
+    while not server.descendants() and time.monotonic() < deadline:
+        time.sleep(0.1)
+    workers = server.descendants()
+    assert workers, "the server started no worker"
+    server.kill()
+    deadline = time.monotonic() + 10
+    while any(alive(pid) for pid in workers) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    left = [pid for pid in workers if alive(pid)]
+    assert not left, f"{len(left)} of {len(workers)} workers outlived the server"
+
+
+class Player(threading.Thread):
+    """A client playing random legal moves in one game of its own, through any failure of the
+    server; it keeps every move that got a success reply."""
+
+    def __init__(self, server: Server, number: int, stop: threading.Event) -> None:
+        super().__init__(name=f"player-{number}", daemon=True)
+        self.server, self.stop, self.rng = server, stop, random.Random(number)
+        self.against_computer = number % 4 == 0
+        self.game_id = ""
+        self.token = ""
+        self.acknowledged: list[str] = []
+        self.failures = 0
+
+    def request(self, method: str, path: str, **arguments: Any) -> httpx.Response | None:
+        try:
+            return httpx.request(method, f"{self.server.url}{path}", timeout=5, **arguments)
+        except httpx.HTTPError:
+            self.failures += 1
+            time.sleep(0.05)
+            return None
+
+    def run(self) -> None:
+        body = {"game": GAME, "options": OPTIONS, "level": "beginner",
+                "opponent": "computer" if self.against_computer else "local"}
+        while not self.game_id and not self.stop.is_set():
+            answer = self.request("POST", "/api/games", json=body)
+            if answer is not None and answer.status_code == 201:
+                self.game_id, self.token = answer.json()["id"], answer.json()["token"]
+        headers = {"X-Agon-Token": self.token}
+        while not self.stop.is_set():
+            answer = self.request("GET", f"/api/games/{self.game_id}", headers=headers)
+            if answer is None or answer.status_code != 200:
+                continue
+            view = answer.json()
+            if view["status"] != "active":
+                return
+            if view["thinking"]:
+                time.sleep(0.02)
+                continue
+            state = make_game(view["game"], view["variant"]).new_state()
+            for move in view["moves"]:
+                state.play_text(move["text"])
+            text = state.game.format_move(self.rng.choice(state.legal_moves()))
+            ply = len(view["moves"]) + 1
+            answer = self.request(
+                "POST", f"/api/games/{self.game_id}/moves", json={"move": text}, headers=headers
+            )
+            if answer is not None and answer.status_code == 200:
+                self.acknowledged.append(f"{ply}:{text}")
+
+
+class Watcher(threading.Thread):
+    """A page's WebSocket: reconnects after each loss, keeps the latest revision seen."""
+
+    def __init__(self, server: Server, game_id: str, stop: threading.Event) -> None:
+        super().__init__(name="watcher", daemon=True)
+        self.server, self.game_id, self.stop = server, game_id, stop
+        self.revision = -1
+        self.connections = 0
+
+    def run(self) -> None:
+        address = f"ws://127.0.0.1:{self.server.port}/ws/games/{self.game_id}"
+        while not self.stop.is_set():
+            try:
+                with connect(address, open_timeout=2) as socket:
+                    self.connections += 1
+                    while not self.stop.is_set():
+                        try:
+                            message = json.loads(socket.recv(timeout=0.5))
+                        except TimeoutError:
+                            continue
+                        self.revision = max(self.revision, message["view"]["revision"])
+            except (OSError, Exception):  # (a refused or lost connection: try again)
+                time.sleep(0.1)
+
+
+def test_a_killed_arena_loses_no_acknowledged_move(tmp_path: Path) -> None:
+    server = Server(tmp_path / "arena.db")
+    server.start()
+    stop = threading.Event()
+    players = [Player(server, number, stop) for number in range(8)]
+    for player in players:
+        player.start()
+    while not all(player.game_id for player in players):
+        time.sleep(0.05)
+    watcher = Watcher(server, players[1].game_id, stop)
+    watcher.start()
+    kills, restart_seconds = 3, []
+    try:
+        for _ in range(kills):
+            time.sleep(1.5)
+            server.kill()
+            time.sleep(0.3)
+            restart_seconds.append(server.start())
+        time.sleep(1.5)
+    finally:
+        stop.set()
+        for player in players:
+            player.join(timeout=10)
+    final = httpx.get(f"{server.url}/api/games/{players[1].game_id}").json()
+    deadline = time.monotonic() + 10
+    while watcher.revision < final["revision"] and time.monotonic() < deadline:
+        time.sleep(0.05)
+    watcher.join(timeout=5)
+    lost, replayed_games = 0, 0
+    for player in players:
+        view = httpx.get(f"{server.url}/api/games/{player.game_id}").json()
+        stored = [f"{ply}:{move['text']}" for ply, move in enumerate(view["moves"], start=1)]
+        lost += len(set(player.acknowledged) - set(stored))
+        state = make_game(view["game"], view["variant"]).new_state()
+        for move in view["moves"]:
+            state.play_text(move["text"])  # raises if a stored game is not legal
+        replayed_games += 1
+    server.kill()
+    acknowledged = sum(len(player.acknowledged) for player in players)
+    print(
+        f"\nkill test: {len(players)} games, {acknowledged} acknowledged moves, {kills} kills, "
+        f"{lost} lost, {replayed_games} games replayed legally, restarts answering after "
+        f"{', '.join(f'{seconds:.1f}' for seconds in restart_seconds)} s, watcher connected "
+        f"{watcher.connections} times"
+    )
+    assert lost == 0
+    assert acknowledged > 10 * kills
+    assert watcher.connections >= kills + 1
+    assert watcher.revision == final["revision"]
