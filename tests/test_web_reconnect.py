@@ -138,3 +138,21 @@ def test_the_page_says_it_is_offline_and_catches_up_when_the_server_returns(
     made_after = arena.play_any_move(game_id, token)  # live again, over the new socket
     expect(page.locator("#moves .move-text")).to_have_text([made_while_away, made_after])
     expect(banner).to_be_empty()
+
+
+def test_a_request_that_finds_no_server_shows_the_banner_until_one_answers(
+    arena: ArenaProcess, page: Page
+) -> None:
+    first_game = next(iter(httpx.get(f"{arena.url}/api/meta").json()["games"]))
+    created = arena.post("/api/games", {"game": first_game, "opponent": "local"})
+    page.goto(arena.url + created["url"])
+    page.wait_for_selector("#game[data-live=true]")
+    # The requests fail as with no server, while the WebSocket is still open.
+    page.route("**/api/games/**", lambda route: route.abort("connectionrefused"))
+    page.locator("#board [data-place]").first.click()
+    banner = page.locator("#connection")
+    expect(banner).to_have_text(OFFLINE_TEXT)
+    expect(page.locator("#message")).to_contain_text("The server cannot be reached")
+    page.unroute("**/api/games/**")
+    expect(banner).to_be_empty()
+    expect(page.locator("#board.interactive")).to_have_count(1)
