@@ -6,6 +6,7 @@ const page = document.getElementById("game");
 const gameId = page.dataset.gameId;
 const board = document.getElementById("board");
 const message = document.getElementById("message");
+const connection = document.getElementById("connection");
 const movesList = document.getElementById("moves");
 const dialog = document.getElementById("game-over");
 const buttons = {
@@ -26,6 +27,7 @@ let shownSvg = null;
 let busy = false;
 let overShownAt = null; // revision whose game-over panel was shown
 let resignArmed = null;
+let offline = false; // the server cannot be reached: nothing can be sent until it is back
 
 function seatToken() {
   const fromLink = new URLSearchParams(location.hash.slice(1)).get("token");
@@ -40,6 +42,10 @@ function seatToken() {
 
 function myTurn() {
   return Boolean(view && view.status === "active" && view.to_move && you.includes(view.to_move));
+}
+
+function canAct() {
+  return myTurn() && !busy && !offline;
 }
 
 function acceptView(next, personal = null) {
@@ -74,7 +80,7 @@ function itemLabel(item) {
 
 function showBoard() {
   const svg = overlay ?? view.svg;
-  const interactive = myTurn() && !busy;
+  const interactive = canAct();
   board.classList.toggle("interactive", interactive);
   board.classList.toggle("busy", busy);
   if (svg !== shownSvg) {
@@ -144,10 +150,12 @@ function render() {
   for (const button of Object.values(buttons)) button.hidden = !seated;
   buttons.pass.hidden = !seated || !view.has_pass;
   buttons.undo.hidden = !seated || view.mode === "friend";
-  buttons.pass.disabled = busy || !myTurn() || !view.can_pass;
-  buttons.hint.disabled = busy || !myTurn();
-  buttons.undo.disabled = busy || !view.undo_available;
-  buttons.resign.disabled = busy || !active;
+  buttons.pass.disabled = !canAct() || !view.can_pass;
+  buttons.hint.disabled = !canAct();
+  // The server offers no undo once the game is over; the status is checked too, so a view
+  // from before that rule cannot re-enable it.
+  buttons.undo.disabled = busy || offline || !active || !view.undo_available;
+  buttons.resign.disabled = busy || offline || !active;
   if (!resignArmed) buttons.resign.textContent = "Resign";
   let note = document.querySelector(".spectator-note");
   if (!seated && !note) {
@@ -216,6 +224,7 @@ async function act(work) {
   try {
     await work();
   } catch (error) {
+    if (error.status === 0) connectionLost();
     say(error.message, "error");
   } finally {
     busy = false;
@@ -266,7 +275,7 @@ async function pick(places) {
 }
 
 function onPlaceChosen(item) {
-  if (!myTurn() || busy) return;
+  if (!canAct()) return;
   const place = item.dataset.place;
   if (picked.length && picked[picked.length - 1] === place) {
     clearSelection(true);
@@ -341,39 +350,68 @@ document.getElementById("copy-invite").addEventListener("click", async () => {
   }
 });
 
-// --- live updates --------------------------------------------------------------------------
+// --- live updates and reconnection -------------------------------------------------------------
 
-let retryDelay = 500;
+// A server that comes back is found again within about a second: retries start at 250 ms and
+// double up to 1 s, never longer.
+const FIRST_RETRY_MS = 250;
+const LONGEST_RETRY_MS = 1000;
+let retryDelay = FIRST_RETRY_MS;
+let socket = null;
+
+function showOffline(lost) {
+  if (offline === lost) return;
+  offline = lost;
+  connection.textContent = lost ? "Connection lost — reconnecting…" : "";
+  page.classList.toggle("offline", lost);
+  if (view) render();
+}
+
+/** A request found no server: say so, and let the socket's reconnection find it again. */
+function connectionLost() {
+  showOffline(true);
+  if (socket && socket.readyState === WebSocket.OPEN) socket.close();
+}
 
 function connect() {
   const scheme = location.protocol === "https:" ? "wss" : "ws";
-  const socket = new WebSocket(`${scheme}://${location.host}/ws/games/${encodeURIComponent(gameId)}`);
-  socket.addEventListener("open", () => {
-    retryDelay = 500;
+  const opened = new WebSocket(`${scheme}://${location.host}/ws/games/${encodeURIComponent(gameId)}`);
+  socket = opened;
+  opened.addEventListener("open", async () => {
+    retryDelay = FIRST_RETRY_MS;
     page.dataset.live = "true";
+    if (!offline) return;
+    // Back: the socket brings the public view; this seat's own (its colours, its buttons)
+    // comes with the token.
+    if (await refresh() && opened.readyState === WebSocket.OPEN) showOffline(false);
   });
-  socket.addEventListener("message", (event) => {
+  opened.addEventListener("message", (event) => {
     const data = JSON.parse(event.data);
     if (data.type === "update") acceptView(data.view);
   });
-  socket.addEventListener("close", (event) => {
+  opened.addEventListener("close", (event) => {
     page.dataset.live = "false";
     if (event.code === 4404) return;
-    setTimeout(() => {
-      connect();
-      refresh();
-    }, retryDelay);
-    retryDelay = Math.min(retryDelay * 2, 10000);
+    showOffline(true);
+    setTimeout(connect, retryDelay);
+    retryDelay = Math.min(retryDelay * 2, LONGEST_RETRY_MS);
   });
 }
 
+/** Fetches this seat's view; false when no server answered. */
 async function refresh() {
   try {
     const answer = await api(`/api/games/${encodeURIComponent(gameId)}`, { token });
     acceptView(answer, answer);
     page.dataset.ready = "true";
+    return true;
   } catch (error) {
+    if (error.status === 0) {
+      connectionLost();
+      return false;
+    }
     say(error.message, "error");
+    return true;
   }
 }
 
