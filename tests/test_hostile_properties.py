@@ -10,7 +10,6 @@ and the tracebacks found (printed at the end with ``-s``).
 from __future__ import annotations
 
 import tempfile
-from collections import Counter
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -23,10 +22,10 @@ from agon.cli import app
 from agon.cli.solve_commands import TIMED_OUT
 from agon.core.game import Game
 from agon.games import make_game, plugins
+from hostile import TALLY, unclean
 from strategies import HUGE_NUMBERS, move_texts, option_values, positions, records
 
 runner = CliRunner()
-TALLY: Counter[str] = Counter()
 BOUNDED = settings(
     max_examples=200, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
 )
@@ -40,18 +39,9 @@ def tally() -> Iterator[None]:
 
 
 def assert_clean(result: Result, valid: tuple[int, ...] = ()) -> None:
-    """A valid result (exit status 0, or one of ``valid``), or a clean refusal: exit status 1
-    or 2 with a message (an exit the command chose, never an exception it let out), no
-    traceback."""
-    TALLY["inputs"] += 1
-    escaped = result.exception is not None and not isinstance(result.exception, SystemExit)
-    if escaped or "Traceback" in result.output:
-        TALLY["tracebacks"] += 1
-    assert not escaped, repr(result.exception)
-    assert "Traceback" not in result.output
-    if result.exit_code != 0:
-        assert result.exit_code in (1, 2, *valid), result.output
-        assert result.stderr.strip() or result.stdout.strip(), "a refusal says why"
+    """A valid result or a clean refusal (:func:`hostile.unclean`)."""
+    problem = unclean(result, valid)
+    assert problem is None, problem
 
 
 def agon(*args: str, input: str | None = None) -> Result:
