@@ -42,9 +42,9 @@ from agon.web.thinking import Computer
 
 Mode = Literal["computer", "local", "friend"]
 REFRESH_SECONDS = 2.0
+"""How often a watched game is read again, for the changes other server processes make."""
 SWEEP_SECONDS = 60.0
 """Listing the games first marks idle unfinished ones abandoned, at most this often."""
-"""How often a watched game is read again, for the changes other server processes make."""
 
 
 @dataclass(frozen=True)
@@ -110,7 +110,7 @@ class Arena:
             raise NotFound(f"there is no game {quoted(game_id)}")
         if stored.status == "active" and stored.updated < self._idle_since():
             await self._expire_idle()
-            return await self.load(game_id)
+            stored = await asyncio.to_thread(self.store.load, game_id) or stored
         return replay(stored)
 
     def _idle_since(self) -> datetime:
