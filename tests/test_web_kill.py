@@ -1,7 +1,7 @@
 """The arena killed (SIGKILL) in the middle of a load of games, and started again: every move
-that got a success reply is stored, every stored game replays legally, watchers reconnect and
-catch up, and the computer's thinking processes die with the server. Figures go to stdout
-(``-s``) for docs/web.md."""
+that got a success reply is stored, every stored game replays legally, the database passes
+SQLite's integrity check, watchers reconnect and catch up, and the computer's thinking processes
+die with the server. Figures go to stdout (``-s``) for docs/web.md."""
 
 from __future__ import annotations
 
@@ -9,6 +9,7 @@ import json
 import os
 import random
 import signal
+import sqlite3
 import subprocess
 import sys
 import threading
@@ -232,6 +233,8 @@ def test_a_killed_arena_loses_no_acknowledged_move(tmp_path: Path) -> None:
             state.play_text(move["text"])  # raises if a stored game is not legal
         replayed_games += 1
     server.kill()
+    with sqlite3.connect(server.database) as database:
+        assert database.execute("PRAGMA integrity_check").fetchone() == ("ok",)
     acknowledged = sum(len(player.acknowledged) for player in players)
     print(
         f"\nkill test: {len(players)} games, {acknowledged} acknowledged moves, {kills} kills, "
