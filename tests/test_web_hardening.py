@@ -224,3 +224,18 @@ def limited_app_client(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Tes
                      executor="thread", warm=False, limits=limits)
     with TestClient(app) as client:
         yield client
+
+
+def test_limits_come_from_options_then_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:
+    from agon.core.errors import AgonError
+
+    monkeypatch.setenv("AGON_GAMES_PER_MINUTE", "7")
+    monkeypatch.setenv("AGON_IDLE_DAYS", "0.5")
+    limits = ArenaLimits.from_environment(hints_per_minute=3)
+    assert (limits.games_per_minute, limits.idle_days, limits.hints_per_minute) == (7, 0.5, 3)
+    assert ArenaLimits.from_environment(games_per_minute=9).games_per_minute == 9
+    monkeypatch.setenv("AGON_GAMES_PER_MINUTE", "abc")
+    with pytest.raises(AgonError, match="AGON_GAMES_PER_MINUTE='abc' is not a number"):
+        ArenaLimits.from_environment()
+    with pytest.raises(AgonError, match="--idle-days must be a positive number"):
+        ArenaLimits.from_environment(games_per_minute=1, idle_days=float("nan"))
