@@ -39,10 +39,19 @@ def browser() -> Iterator[Browser]:
 
 @pytest.fixture
 def context(browser: Browser) -> Iterator[BrowserContext]:
+    """A browser context whose pages must break no rule of the arena's Content-Security-Policy
+    (Chromium reports each violation on the console)."""
     opened = browser.new_context(viewport={"width": 1200, "height": 900})
     opened.set_default_timeout(TIMEOUT_MS)
+    violations: list[str] = []
+    opened.on(
+        "console",
+        lambda message: violations.append(message.text)
+        if "Content Security Policy" in message.text else None,
+    )
     yield opened
     opened.close()
+    assert not violations, violations
 
 
 @pytest.fixture
@@ -120,6 +129,7 @@ def test_whole_game_against_the_computer_by_clicking_with_a_reload(
                      colour="black")
     expect(page.locator("#game-title")).to_have_text("Alak 5, baljeu rules, edge capture")
     expect(page.locator("#player-black .player-label")).to_have_text("You")
+    expect(page.locator("#hint-button")).to_be_visible()
     rng = random.Random(3)
     my_moves = 0
     while True:
@@ -188,6 +198,7 @@ def test_illegal_attempts_are_explained(page: Page, server: BackgroundServer) ->
                headers={"X-Agon-Token": created["token"]}).raise_for_status()
     page.goto(server.url + created["url"])
     wait_for_my_turn_or_end(page)
+    expect(page.locator("#hint-button")).to_be_hidden()  # (no help against a person)
     message = page.locator("#message")
     page.click('[data-place="a1"]')
     expect(message).to_have_text("a1 has no legal move: a1 already has a dot (a pit)")

@@ -150,6 +150,7 @@ function render() {
   for (const button of Object.values(buttons)) button.hidden = !seated;
   buttons.pass.hidden = !seated || !view.has_pass;
   buttons.undo.hidden = !seated || view.mode === "friend";
+  buttons.hint.hidden = !seated || view.mode !== "computer"; // (no help against a person)
   buttons.pass.disabled = !canAct() || !view.can_pass;
   buttons.hint.disabled = !canAct();
   // The server offers no undo once the game is over; the status is checked too, so a view
