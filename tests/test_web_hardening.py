@@ -239,3 +239,15 @@ def test_limits_come_from_options_then_the_environment(monkeypatch: pytest.Monke
         ArenaLimits.from_environment()
     with pytest.raises(AgonError, match="--idle-days must be a positive number"):
         ArenaLimits.from_environment(games_per_minute=1, idle_days=float("nan"))
+
+
+def test_bodies_deep_or_wide_are_refused_cleanly(limited_app_client: TestClient) -> None:
+    deep = '{"game": "alak", "options": {"size": ' + "[" * 20_000 + "]" * 20_000 + "}}"
+    wide = {"game": "alak", "options": {f"option{number}": 1 for number in range(17)}}
+    for answer in (
+        limited_app_client.post("/api/games", content=deep,
+                                headers={"Content-Type": "application/json"}),
+        limited_app_client.post("/api/games", json=wide),
+    ):
+        assert answer.status_code == 400, answer.text
+    assert "options" in answer.json()["detail"]

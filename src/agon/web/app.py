@@ -42,7 +42,7 @@ MAX_LIST = 50
 
 class NewGameBody(BaseModel):
     game: str = Field(max_length=32)
-    options: dict[str, Any] = Field(default_factory=dict)
+    options: dict[str, Any] = Field(default_factory=dict, max_length=16)
     opponent: Literal["computer", "local", "friend"] = "computer"
     level: str = Field(DEFAULT_LEVEL, max_length=32)
     colour: Literal["black", "white", "random"] = "black"
