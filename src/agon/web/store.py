@@ -221,14 +221,7 @@ class Store:
         changed = session.execute(
             update(GameRow)
             .where(GameRow.id == game_id, GameRow.revision == revision)
-            .values(
-                revision=GameRow.revision + 1,
-                status=outcome.status,
-                result=outcome.result,
-                reason=outcome.reason,
-                resigned=outcome.resigned,
-                updated=_now(),
-            )
+            .values(**_changed(outcome))
         )
         if changed.rowcount != 1:
             raise StaleGame("the game changed meanwhile: look again and retry")
@@ -241,13 +234,7 @@ class Store:
             ended: Any = session.execute(
                 update(GameRow)
                 .where(GameRow.status == "active", GameRow.updated < before)
-                .values(
-                    revision=GameRow.revision + 1,
-                    status=outcome.status,
-                    result=outcome.result,
-                    reason=outcome.reason,
-                    updated=_now(),
-                )
+                .values(**_changed(outcome))
             )
             return int(ended.rowcount)
 
@@ -276,6 +263,18 @@ class Store:
             select(MoveRow.text).where(MoveRow.game_id == row.id).order_by(MoveRow.ply)
         ).all()
         return StoredGame.from_row(row, list(moves))
+
+
+def _changed(outcome: Outcome) -> dict[str, Any]:
+    """The columns every change of a game sets: a new revision, its outcome, the time."""
+    return {
+        "revision": GameRow.revision + 1,
+        "status": outcome.status,
+        "result": outcome.result,
+        "reason": outcome.reason,
+        "resigned": outcome.resigned,
+        "updated": _now(),
+    }
 
 
 def _make_engine(url: URL | str) -> Engine:
