@@ -6,12 +6,8 @@ die with the server. Figures go to stdout (``-s``) for docs/web.md."""
 from __future__ import annotations
 
 import json
-import os
 import random
-import signal
 import sqlite3
-import subprocess
-import sys
 import threading
 import time
 from collections.abc import Iterator
@@ -23,7 +19,7 @@ import pytest
 from websockets.sync.client import connect
 
 from agon.games import make_game
-from agon.web.background import free_port
+from web_fixtures import ArenaProcess
 
 pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("web-kill")]
 
@@ -31,65 +27,12 @@ GAME = "alak"
 OPTIONS = {"size": 9}
 
 
-class Server:
-    """``agon serve`` in a process of its own, to be killed and started again."""
-
-    def __init__(self, database: Path) -> None:
-        self.database = database
-        self.port = free_port()
-        self.url = f"http://127.0.0.1:{self.port}"
-        self.process: subprocess.Popen[bytes] | None = None
-
-    def start(self) -> float:
-        """Start it; the seconds until it answers."""
-        started = time.monotonic()
-        environment = {**os.environ, "AGON_GAMES_PER_MINUTE": "100000"}
-        self.process = subprocess.Popen(
-            [sys.executable, "-c", "from agon.cli import main; main()", "serve",
-             "--port", str(self.port), "--db", str(self.database), "--workers", "1"],
-            env=environment, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-        )
-        deadline = started + 120
-        while time.monotonic() < deadline:
-            try:
-                if httpx.get(f"{self.url}/api/meta", timeout=1).status_code == 200:
-                    return time.monotonic() - started
-            except httpx.HTTPError:
-                time.sleep(0.05)
-        raise AssertionError("the arena did not start")
-
-    def kill(self) -> None:
-        assert self.process is not None
-        self.process.send_signal(signal.SIGKILL)
-        self.process.wait()
-
-    def descendants(self) -> set[int]:
-        """The process ids of everything the server started (from /proc)."""
-        assert self.process is not None
-        children: dict[int, list[int]] = {}
-        for entry in Path("/proc").iterdir():
-            if entry.name.isdigit():
-                try:
-                    parent = int((entry / "stat").read_text().rsplit(")", 1)[1].split()[1])
-                except (OSError, IndexError, ValueError):
-                    continue
-                children.setdefault(parent, []).append(int(entry.name))
-        found: set[int] = set()
-        waiting = [self.process.pid]
-        while waiting:
-            for child in children.get(waiting.pop(), []):
-                found.add(child)
-                waiting.append(child)
-        return found
-
-
 @pytest.fixture
-def server(tmp_path: Path) -> Iterator[Server]:
-    running = Server(tmp_path / "arena.db")
+def server(tmp_path: Path) -> Iterator[ArenaProcess]:
+    running = ArenaProcess(tmp_path / "arena.db")
     running.start()
     yield running
-    if running.process is not None and running.process.poll() is None:
-        running.kill()
+    running.kill()
 
 
 def alive(pid: int) -> bool:
@@ -100,7 +43,7 @@ def alive(pid: int) -> bool:
     return status != "Z"
 
 
-def test_the_thinking_processes_die_with_a_killed_server(server: Server) -> None:
+def test_the_thinking_processes_die_with_a_killed_server(server: ArenaProcess) -> None:
     created = httpx.post(f"{server.url}/api/games", json={
         "game": GAME, "options": OPTIONS, "opponent": "computer", "level": "beginner",
         "colour": "white",
@@ -123,7 +66,7 @@ class Player(threading.Thread):
     """A client playing random legal moves in one game of its own, through any failure of the
     server; it keeps every move that got a success reply."""
 
-    def __init__(self, server: Server, number: int, stop: threading.Event) -> None:
+    def __init__(self, server: ArenaProcess, number: int, stop: threading.Event) -> None:
         super().__init__(name=f"player-{number}", daemon=True)
         self.server, self.stop, self.rng = server, stop, random.Random(number)
         self.against_computer = number % 4 == 0
@@ -173,7 +116,7 @@ class Player(threading.Thread):
 class Watcher(threading.Thread):
     """A page's WebSocket: reconnects after each loss, keeps the latest revision seen."""
 
-    def __init__(self, server: Server, game_id: str, stop: threading.Event) -> None:
+    def __init__(self, server: ArenaProcess, game_id: str, stop: threading.Event) -> None:
         super().__init__(name="watcher", daemon=True)
         self.server, self.game_id, self.stop = server, game_id, stop
         self.revision = -1
@@ -196,7 +139,7 @@ class Watcher(threading.Thread):
 
 
 def test_a_killed_arena_loses_no_acknowledged_move(tmp_path: Path) -> None:
-    server = Server(tmp_path / "arena.db")
+    server = ArenaProcess(tmp_path / "arena.db")
     server.start()
     stop = threading.Event()
     players = [Player(server, number, stop) for number in range(8)]

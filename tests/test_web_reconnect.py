@@ -3,21 +3,16 @@ itself, and catches up with the moves made meanwhile, without a reload."""
 
 from __future__ import annotations
 
-import os
-import signal
-import subprocess
-import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 
 import httpx
 import pytest
 from playwright.sync_api import Page, expect, sync_playwright
 
-from agon.web.background import free_port, launch_chromium
-from web_fixtures import replayed
+from agon.web.background import launch_chromium
+from web_fixtures import ArenaProcess
 
 pytestmark = [pytest.mark.browser, pytest.mark.xdist_group("web-browser")]
 
@@ -26,62 +21,9 @@ TIMEOUT_MS = 20_000
 BACK_WITHIN_MS = 10_000  # generous: the page retries every second at most
 
 
-class ArenaProcess:
-    """``agon serve`` in a process of its own, so that it can be SIGKILLed like a crash."""
-
-    def __init__(self, port: int, database: Path) -> None:
-        self.port = port
-        self.database = database
-        self.url = f"http://127.0.0.1:{port}"
-        self.process: subprocess.Popen[bytes] | None = None
-
-    def start(self) -> float:
-        """Starts the server; returns the moment it first answered (time.monotonic)."""
-        command = [sys.executable, "-c", "from agon.cli import main; main()", "serve",
-                   "--port", str(self.port), "--db", str(self.database), "--workers", "1"]
-        # A session of its own: the kill takes its thinking workers down with it.
-        self.process = subprocess.Popen(command, start_new_session=True,
-                                        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        deadline = time.monotonic() + 60
-        while True:
-            try:
-                httpx.get(f"{self.url}/api/meta", timeout=1).raise_for_status()
-                return time.monotonic()
-            except httpx.HTTPError:
-                pass
-            assert self.process.poll() is None, "the arena server exited at start"
-            assert time.monotonic() < deadline, "the arena server never answered"
-            time.sleep(0.05)
-
-    def kill(self) -> None:
-        if self.process is None:
-            return
-        os.killpg(self.process.pid, signal.SIGKILL)
-        self.process.wait()
-        self.process = None
-
-    def post(self, path: str, body: Any, token: str | None = None) -> dict[str, Any]:
-        headers = {"X-Agon-Token": token} if token else {}
-        answer = httpx.post(f"{self.url}{path}", json=body, headers=headers)
-        answer.raise_for_status()
-        return dict(answer.json())
-
-    def view(self, game_id: str, token: str) -> dict[str, Any]:
-        answer = httpx.get(f"{self.url}/api/games/{game_id}", headers={"X-Agon-Token": token})
-        answer.raise_for_status()
-        return dict(answer.json())
-
-    def play_any_move(self, game_id: str, token: str) -> str:
-        """Plays the first legal move of the game's position; returns it as written."""
-        state = replayed(self.view(game_id, token))
-        move = state.game.format_move(state.legal_moves()[0])
-        self.post(f"/api/games/{game_id}/moves", {"move": move}, token)
-        return move
-
-
 @pytest.fixture
 def arena(tmp_path: Path) -> Iterator[ArenaProcess]:
-    running = ArenaProcess(free_port(), tmp_path / "arena.db")
+    running = ArenaProcess(tmp_path / "arena.db")
     running.start()
     yield running
     running.kill()
@@ -117,7 +59,7 @@ def test_the_page_says_it_is_offline_and_catches_up_when_the_server_returns(
 
     # A move made while the page is away (through another server on the same database,
     # which the page does not know of).
-    elsewhere = ArenaProcess(free_port(), arena.database)
+    elsewhere = ArenaProcess(arena.database)
     elsewhere.start()
     try:
         made_while_away = elsewhere.play_any_move(game_id, token)
@@ -125,7 +67,8 @@ def test_the_page_says_it_is_offline_and_catches_up_when_the_server_returns(
         elsewhere.kill()
     expect(banner).to_have_text(OFFLINE_TEXT)
 
-    answered = arena.start()
+    arena.start()
+    answered = time.monotonic()
     # Polled on every animation frame (expect() polls far more coarsely), for the measure.
     page.wait_for_function("() => document.getElementById('connection').textContent === ''",
                            timeout=BACK_WITHIN_MS)

@@ -2,12 +2,17 @@
 
 from __future__ import annotations
 
+import os
+import signal
+import subprocess
+import sys
 import time
 import warnings
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
+import httpx
 import pytest
 
 from agon.core.game import State
@@ -18,6 +23,7 @@ with warnings.catch_warnings():
     from fastapi.testclient import TestClient
 
 from agon.web.app import create_app
+from agon.web.background import free_port
 from agon.web.config import ArenaLimits
 
 
@@ -104,3 +110,77 @@ def make_client(web_db: Path) -> Iterator[Callable[..., TestClient]]:
 @pytest.fixture
 def client(make_client: Callable[..., TestClient]) -> TestClient:
     return make_client()
+
+
+class ArenaProcess:
+    """``agon serve`` in a process of its own, to be killed (SIGKILL, like a crash) and started
+    again on the same port and database."""
+
+    def __init__(self, database: Path) -> None:
+        self.database = database
+        self.port = free_port()
+        self.url = f"http://127.0.0.1:{self.port}"
+        self.process: subprocess.Popen[bytes] | None = None
+
+    def start(self) -> float:
+        """Start it; the seconds until it answers."""
+        started = time.monotonic()
+        environment = {**os.environ, "AGON_GAMES_PER_MINUTE": "100000"}
+        self.process = subprocess.Popen(
+            [sys.executable, "-c", "from agon.cli import main; main()", "serve",
+             "--port", str(self.port), "--db", str(self.database), "--workers", "1"],
+            env=environment, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+        )
+        deadline = started + 120
+        while True:
+            try:
+                if httpx.get(f"{self.url}/api/meta", timeout=1).status_code == 200:
+                    return time.monotonic() - started
+            except httpx.HTTPError:
+                pass
+            assert self.process.poll() is None, "the arena server exited at start"
+            assert time.monotonic() < deadline, "the arena server never answered"
+            time.sleep(0.05)
+
+    def kill(self) -> None:
+        """SIGKILL the server alone (its thinking workers must die with it by themselves)."""
+        if self.process is not None and self.process.poll() is None:
+            self.process.send_signal(signal.SIGKILL)
+            self.process.wait()
+
+    def descendants(self) -> set[int]:
+        """The process ids of everything the server started (from /proc)."""
+        assert self.process is not None
+        children: dict[int, list[int]] = {}
+        for entry in Path("/proc").iterdir():
+            if entry.name.isdigit():
+                try:
+                    parent = int((entry / "stat").read_text().rsplit(")", 1)[1].split()[1])
+                except (OSError, IndexError, ValueError):
+                    continue
+                children.setdefault(parent, []).append(int(entry.name))
+        found: set[int] = set()
+        waiting = [self.process.pid]
+        while waiting:
+            for child in children.get(waiting.pop(), []):
+                found.add(child)
+                waiting.append(child)
+        return found
+
+    def post(self, path: str, body: Any, token: str | None = None) -> dict[str, Any]:
+        headers = {"X-Agon-Token": token} if token else {}
+        answer = httpx.post(f"{self.url}{path}", json=body, headers=headers)
+        answer.raise_for_status()
+        return dict(answer.json())
+
+    def view(self, game_id: str, token: str) -> dict[str, Any]:
+        answer = httpx.get(f"{self.url}/api/games/{game_id}", headers={"X-Agon-Token": token})
+        answer.raise_for_status()
+        return dict(answer.json())
+
+    def play_any_move(self, game_id: str, token: str) -> str:
+        """Plays the first legal move of the game's position; returns it as written."""
+        state = replayed(self.view(game_id, token))
+        move = state.game.format_move(state.legal_moves()[0])
+        self.post(f"/api/games/{game_id}/moves", {"move": move}, token)
+        return move
