@@ -97,6 +97,20 @@ class Solving(Generic[GameT]):
 
 
 @dataclass(frozen=True)
+class Judging:
+    """How a game's values read to a player, and how much a move may give away before a review
+    calls it an inaccuracy, a mistake or a blunder (docs/study.md)."""
+
+    outcome_only: bool = False
+    """The result is a win, a draw or a loss, and the margin (±1 or 0) counts no points: values
+    are said as "wins", "draws" and "loses", never "by 1 point"."""
+    thresholds: tuple[float, float, float] = (1.0, 2.0, 4.0)
+    """Points given away (from the mover's view) from which a move is an inaccuracy, a
+    mistake and a blunder. Whatever they say, a proven move that turns a win into a draw is at
+    least a mistake, and one that turns a win into a loss a blunder."""
+
+
+@dataclass(frozen=True)
 class GamePlugin(Generic[GameT, StateT]):
     """Everything Agon's search, solvers and interfaces know of one game."""
 
@@ -124,6 +138,8 @@ class GamePlugin(Generic[GameT, StateT]):
     move_order: Callable[[StateT, Move], float] | None = None
     """A cheap priority of a move for search on the reference rules (higher first)."""
     solving: Solving[GameT] | None = None
+    judging: Judging = Judging()
+    """How values read to players, and how reviews judge moves."""
     benchmarks: tuple[tuple[str, Mapping[str, Any]], ...] = ()
     """Variants ``agon bench`` measures: (label, options)."""
     checks: tuple[tuple[str, Mapping[str, Any]], ...] = ()

@@ -11,7 +11,7 @@ The game has no fast twin: Agon searches and solves it on the rules in ``rules.p
 from __future__ import annotations
 
 from agon.core.game import Move
-from agon.core.plugin import BoardRenderer, GamePlugin, Observation, Solving
+from agon.core.plugin import BoardRenderer, GamePlugin, Judging, Observation, Solving
 from agon_tictactoe import observation
 from agon_tictactoe.rules import TicTacToe, TicTacToeState
 
@@ -49,6 +49,8 @@ PLUGIN: GamePlugin[TicTacToe, TicTacToeState] = GamePlugin(
         largest_margin=lambda game: 1,
         warm_up=lambda: TicTacToe(1, 1, 1),
     ),
+    # a line or no line: a win, a draw or a loss, never points
+    judging=Judging(outcome_only=True),
     order=3,
     variant_examples=(
         {"width": 3, "height": 3, "line": 3},

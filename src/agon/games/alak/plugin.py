@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
-from agon.core.plugin import BoardRenderer, GamePlugin, KomiRule, Observation, Solving
+from agon.core.plugin import BoardRenderer, GamePlugin, Judging, KomiRule, Observation, Solving
 from agon.games.alak import observation
 from agon.games.alak.rules import Alak, AlakState, Repetition, Scoring
 
@@ -96,6 +96,8 @@ PLUGIN: GamePlugin[Alak, AlakState] = GamePlugin(
         # on one point a game ends at once, before the proof-number search that three reach
         warm_up=lambda: Alak(3),
     ),
+    # a few points decide most games on a line
+    judging=Judging(thresholds=(1.0, 2.0, 3.0)),
     benchmarks=(
         ("alak-11-baljeu", {}),
         ("alak-11-traditional", {"rules": "traditional"}),

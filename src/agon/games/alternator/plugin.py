@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
-from agon.core.plugin import BoardRenderer, GamePlugin, KomiRule, Observation, Solving
+from agon.core.plugin import BoardRenderer, GamePlugin, Judging, KomiRule, Observation, Solving
 from agon.games.alternator import observation
 from agon.games.alternator.rules import Alternator, AlternatorState
 
@@ -75,6 +75,8 @@ PLUGIN: GamePlugin[Alternator, AlternatorState] = GamePlugin(
         tables_bits=23,
         warm_up=lambda: Alternator(1, 2),
     ),
+    # margins run up to the board's cells: a point or two is a fine difference there
+    judging=Judging(thresholds=(2.0, 4.0, 8.0)),
     benchmarks=(("alternator-8x8", {}),),
     checks=(
         ("alternator-3x3", {"size": "3x3"}),

@@ -1,0 +1,401 @@
+"""Analysing positions and reviewing games: exact values where the solver proves them within
+the limit (or the store has them), the engine's estimate and principal variation elsewhere.
+
+An :class:`Analyst` serves one variant. It keeps one solver (whose transposition table every
+position it analyses shares, so that a game reviewed from its end to its start is mostly
+lookups) and one engine (alpha-beta, on the game's fast twin or its reference rules). Values
+are Black's final margin with best play, komi included (:class:`agon.study.values.Value`).
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+from agon.core.game import Game, Move, State
+from agon.core.limits import Limit
+from agon.core.player import Player
+from agon.search.agent import Agent
+from agon.search.registry import make_agent
+from agon.solve.solver import SolveInterrupted, Solver
+from agon.study.store import Entry, ExactValues
+from agon.study.values import Judgement, Value, json_value, judge, short
+
+ENGINE = "alphabeta"
+"""The agent whose estimates stand where the solver does not finish."""
+EXACT_SHARE = 0.5
+"""The share of a position's limit the solver has before the engine takes the rest."""
+LINE_PLIES = 12
+"""The longest principal variation given."""
+REFINE_FIRST_SECONDS = 0.25
+"""The first round of :meth:`Analyst.refine`; each next round has twice the time."""
+
+Progress = Callable[[int, int], None]
+"""Called with (positions analysed, positions in all) as a review goes."""
+
+
+@dataclass
+class PositionAnalysis:
+    """What is known of one position."""
+
+    value: Value
+    best_moves: list[Move]
+    """Every move that keeps the exact value; the engine's choice for an estimate; none where
+    the game is over."""
+    move_values: dict[Move, float] | None = None
+    """Black's exact margin after each legal move, where the position was solved move by move."""
+    principal_variation: list[Move] = field(default_factory=list)
+    source: str = "solver"
+    """Where the value comes from: ``final`` (the game is over), ``store``, ``solver`` or
+    ``engine``."""
+    nodes: int = 0
+    seconds: float = 0.0
+
+    def to_json(self, game: Game) -> dict[str, Any]:
+        name = game.format_move
+        return {
+            "value": json_value(self.value.black),
+            "exact": self.value.exact,
+            "value_text": short(game, self.value),
+            "best_moves": [name(move) for move in self.best_moves],
+            "move_values": None if self.move_values is None else {
+                name(move): json_value(value) for move, value in self.move_values.items()
+            },
+            "principal_variation": [name(move) for move in self.principal_variation],
+            "source": self.source,
+            "nodes": self.nodes,
+            "seconds": round(self.seconds, 3),
+        }
+
+
+class Analyst:
+    """Analyses positions of one variant within limits, exact where it can."""
+
+    def __init__(
+        self, game: Game, exact: ExactValues | None = None, engine: str = ENGINE,
+        table_bits: int | None = None, seed: int = 1,
+    ) -> None:
+        self.game = game
+        self.exact = exact
+        self._engine_spec = engine
+        self._table_bits = table_bits
+        self._seed = seed
+        self._solver: Solver | None = None
+        self._engine: Agent | None = None
+        self.stop_requested: Callable[[], bool] = lambda: False
+        """Asked between the solver's chunks: True stops the current analysis at once."""
+
+    @property
+    def solver(self) -> Solver:
+        if self._solver is None:
+            self._solver = Solver(self.game, self._table_bits)
+            self._solver.stop_requested = self.stop_requested
+        return self._solver
+
+    @property
+    def engine(self) -> Agent:
+        if self._engine is None:
+            self._engine = make_agent(self._engine_spec, self.game, self._seed)
+        return self._engine
+
+    # --- one position --------------------------------------------------------------------
+
+    def known(self, state: State, moves: bool = True) -> PositionAnalysis | None:
+        """What is known without searching: the end of the game, or the store's entry (with
+        every move's value where ``moves``)."""
+        if state.is_over:
+            return PositionAnalysis(Value(state.margin, True), [], source="final")
+        if self.exact is None:
+            return None
+        entry = self.exact.get(state)
+        if entry is None or (moves and entry.move_values is None):
+            return None
+        return PositionAnalysis(
+            Value(entry.value, True), list(entry.best_moves),
+            None if entry.move_values is None else dict(entry.move_values), source="store",
+            nodes=entry.nodes,
+        )
+
+    def solve(self, state: State, limit: Limit, moves: bool = True) -> PositionAnalysis | None:
+        """The exact analysis of ``state`` if the store has it or the solver proves it within
+        ``limit`` (None where it runs out of time; Ctrl-C is a ``KeyboardInterrupt``)."""
+        found = self.known(state, moves)
+        if found is not None:
+            return found
+        started = time.monotonic()
+        solver = self.solver
+        solver.stop_requested = self.stop_requested
+        try:
+            solution = solver.solve(state, moves, limit)
+        except SolveInterrupted as stop:
+            if not stop.timed_out and not self.stop_requested():
+                raise KeyboardInterrupt from None
+            return None
+        komi = solution.komi or 0.0
+        move_values = None if solution.move_values is None else {
+            move: value - komi for move, value in solution.move_values.items()
+        }
+        seconds = time.monotonic() - started
+        analysis = PositionAnalysis(
+            Value(solution.result_margin, True), list(solution.best_moves), move_values,
+            source="solver", nodes=solution.nodes, seconds=seconds,
+        )
+        if self.exact is not None:
+            self.exact.keep(state, Entry(
+                solution.result_margin, tuple(solution.best_moves), move_values,
+                solution.nodes, seconds,
+            ))
+        return analysis
+
+    def estimate(self, state: State, limit: Limit) -> PositionAnalysis:
+        """The engine's estimate of ``state`` (which is not over) within ``limit``."""
+        mover = state.to_move
+        assert mover is not None, "an estimate of a finished game"
+        found = self.engine.analyse(state, limit)
+        value = found.value if found.value is not None else 0.0
+        black = value if mover is Player.BLACK else -value
+        return PositionAnalysis(
+            Value(black + 0.0, found.proven), [found.best_move],
+            principal_variation=list(found.principal_variation), source="engine",
+            nodes=found.work, seconds=found.seconds,
+        )
+
+    def analyse(self, state: State, limit: Limit, moves: bool = True) -> PositionAnalysis:
+        """Exact where the store has ``state`` or the solver proves it in its share of
+        ``limit`` (every move's value too, where ``moves``), else the engine's estimate in the
+        time left. Exact analyses get a line of best play within the time left."""
+        spending = limit.start()
+        exact_limit = _share(limit, EXACT_SHARE)
+        found = self.solve(state, exact_limit, moves)
+        if found is None:
+            left = spending.seconds_left()
+            rest = limit if left is None else Limit(seconds=max(left, 0.01))
+            return self.estimate(state, rest)
+        if found.best_moves and not found.principal_variation:
+            left = spending.seconds_left()
+            found.principal_variation = self.perfect_line(
+                state, found, Limit(seconds=max(left or 1.0, 0.05))
+            )
+        return found
+
+    def perfect_line(self, state: State, first: PositionAnalysis, limit: Limit) -> list[Move]:
+        """A line of best play from ``state``, as far as the store and the solver get within
+        ``limit`` (at most :data:`LINE_PLIES` moves)."""
+        line: list[Move] = []
+        walk = state.copy()
+        found: PositionAnalysis | None = first
+        deadline = limit.start().end
+        while found is not None and found.best_moves and len(line) < LINE_PLIES:
+            move = found.best_moves[0]
+            line.append(move)
+            walk.play(move)
+            if walk.is_over:
+                break
+            found = self.known(walk, moves=False)
+            if found is None:
+                left = None if deadline is None else deadline - time.monotonic()
+                if left is not None and left <= 0:
+                    break
+                try:
+                    best = self.solver.one_best_move(walk, Limit(seconds=left) if left else None)
+                except SolveInterrupted as stop:
+                    if not stop.timed_out and not self.stop_requested():
+                        raise KeyboardInterrupt from None
+                    break
+                found = PositionAnalysis(Value(0.0, True), [best])
+        return line
+
+    def refine(self, state: State, limit: Limit) -> Iterator[PositionAnalysis]:
+        """Analyses of ``state``, each better than the last, until one is exact, ``limit``
+        runs out or :attr:`stop_requested`: rounds of doubling time, each asking the solver
+        first (whose table keeps what earlier rounds proved), then the engine."""
+        known = self.known(state)
+        if known is not None:
+            yield known
+            return
+        spending = limit.start()
+        seconds = REFINE_FIRST_SECONDS
+        while not self.stop_requested():
+            left = spending.seconds_left()
+            if left is not None:
+                if left <= 0.01:
+                    return
+                seconds = min(seconds, left)
+            found = self.analyse(state, Limit(seconds=seconds))
+            yield found
+            if found.value.exact:
+                return
+            seconds *= 2
+
+
+def _share(limit: Limit, share: float) -> Limit:
+    """``share`` of ``limit``'s time (its deadline and count stand)."""
+    if limit.seconds is None:
+        return limit
+    return Limit(seconds=limit.seconds * share, count=limit.count, deadline=limit.deadline)
+
+
+# --- reviewing a game --------------------------------------------------------------------
+
+
+@dataclass
+class MoveReview:
+    """One move of a reviewed game."""
+
+    ply: int
+    player: Player
+    move: Move
+    before: PositionAnalysis
+    after: PositionAnalysis
+    loss: float
+    """What the move gave away, from the mover's view (0 for a best move; never below 0)."""
+    judgement: Judgement
+
+    @property
+    def exact(self) -> bool:
+        return self.before.value.exact and self.after.value.exact
+
+    def to_json(self, game: Game) -> dict[str, Any]:
+        before = self.before.to_json(game)
+        return {
+            "ply": self.ply,
+            "player": self.player.label,
+            "move": game.format_move(self.move),
+            "value_before": before["value"],
+            "best_moves": before["best_moves"],
+            "best_value": before["value"],
+            "value_after": json_value(self.after.value.black),
+            "loss": json_value(self.loss),
+            "exact": self.exact,
+            "judgement": self.judgement.value,
+            "principal_variation": before["principal_variation"],
+            "move_values": before["move_values"],
+            "value_text_before": before["value_text"],
+            "value_text_after": short(game, self.after.value),
+        }
+
+
+@dataclass
+class PlayerSummary:
+    name: str
+    moves: int = 0
+    counts: dict[Judgement, int] = field(default_factory=lambda: dict.fromkeys(Judgement, 0))
+    total_loss: float = 0.0
+
+    @property
+    def accuracy(self) -> float | None:
+        """The share of the player's moves judged best or good, in percent."""
+        if not self.moves:
+            return None
+        return 100.0 * (self.counts[Judgement.BEST] + self.counts[Judgement.GOOD]) / self.moves
+
+    def to_json(self) -> dict[str, Any]:
+        accuracy = self.accuracy
+        return {
+            "name": self.name,
+            "moves": self.moves,
+            "accuracy": None if accuracy is None else round(accuracy, 1),
+            "mean_loss": json_value(self.total_loss / self.moves) if self.moves else None,
+            "best": self.counts[Judgement.BEST],
+            "good": self.counts[Judgement.GOOD],
+            "inaccuracies": self.counts[Judgement.INACCURACY],
+            "mistakes": self.counts[Judgement.MISTAKE],
+            "blunders": self.counts[Judgement.BLUNDER],
+        }
+
+
+@dataclass
+class Review:
+    """A game's moves annotated, as far as the review got."""
+
+    game: Game
+    start: State
+    moves: list[Move]
+    players: dict[str, str]
+    reviewed: list[MoveReview] = field(default_factory=list)
+    """Annotated moves, in the game's order (the last ones only, if the review was cut
+    short: it goes from the end back to the start)."""
+    final: PositionAnalysis | None = None
+    complete: bool = False
+
+    def summaries(self) -> dict[str, PlayerSummary]:
+        found = {
+            player.label: PlayerSummary(self.players.get(player.label, "?")) for player in Player
+        }
+        for review in self.reviewed:
+            summary = found[review.player.label]
+            summary.moves += 1
+            summary.counts[review.judgement] += 1
+            summary.total_loss += review.loss
+        return found
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "game": self.game.name,
+            "variant": self.game.options(),
+            "description": self.game.description,
+            "start_position": self.start.position(),
+            "complete": self.complete,
+            "moves": [review.to_json(self.game) for review in self.reviewed],
+            "players": {label: s.to_json() for label, s in self.summaries().items()},
+        }
+
+
+def annotate(
+    game: Game, state: State, move: Move, before: PositionAnalysis, after: PositionAnalysis
+) -> MoveReview:
+    """The review of ``move`` played in ``state``, from the analyses before and after it (the
+    value after it is exact where the position before was solved move by move)."""
+    mover = state.to_move
+    assert mover is not None
+    if before.move_values is not None and move in before.move_values:
+        after = PositionAnalysis(
+            Value(before.move_values[move], True), after.best_moves, after.move_values,
+            after.principal_variation, after.source, after.nodes, after.seconds,
+        )
+    before_value = before.value.for_player(mover)
+    after_value = after.value.for_player(mover)
+    exact = before.value.exact and after.value.exact
+    if exact:
+        loss = max(0.0, before_value - after_value)
+        best = loss == 0
+    else:
+        # an estimate judges the engine's choice best, and the others by the values' difference
+        best = bool(before.best_moves) and move == before.best_moves[0]
+        loss = 0.0 if best else max(0.0, before_value - after_value)
+    judgement = judge(game, before_value, after_value, exact, best)
+    return MoveReview(len(state.history) + 1, mover, move, before, after, loss + 0.0, judgement)
+
+
+def review_game(
+    analyst: Analyst, start: State, moves: list[Move], limit: Limit,
+    players: dict[str, str] | None = None, progress: Progress | None = None,
+) -> Review:
+    """Review the game of ``moves`` from ``start``, each position within ``limit``; from the
+    end back to the start, so that the solver meets the small positions first and the large
+    ones find them in its table. Ctrl-C ends it with the moves reviewed so far."""
+    game = start.game
+    states = [start.copy()]
+    for move in moves:
+        following = states[-1].copy()
+        following.play(move)
+        states.append(following)
+    review = Review(game, start.copy(), list(moves), dict(players or {}))
+    analyses: dict[int, PositionAnalysis] = {}
+    total = len(states)
+    try:
+        for done, index in enumerate(reversed(range(total)), start=1):
+            analyses[index] = analyst.analyse(states[index], limit)
+            if index < len(moves):
+                review.reviewed.insert(0, annotate(
+                    game, states[index], moves[index], analyses[index], analyses[index + 1]
+                ))
+            if progress is not None:
+                progress(done, total)
+    except KeyboardInterrupt:
+        return review
+    review.final = analyses.get(total - 1)
+    review.complete = True
+    return review
