@@ -42,6 +42,8 @@ def modules_loaded_by(arguments: list[str]) -> set[str]:
         ["solve", "--help"],
         ["bench", "--help"],
         ["play", "--help"],
+        ["analyse", "--help"],
+        ["analyse", "alak", "--limit", "fast"],  # (refused before anything is analysed)
         ["state", "alak", "--size", "0"],  # (an error: no kernel to explain it either)
     ],
     ids=lambda arguments: " ".join(arguments) or "(none)",

@@ -15,9 +15,19 @@ app = typer.Typer(
 
 
 def _register_commands() -> None:
-    from agon.cli import play_commands, search_commands, serve_command, solve_commands
+    from agon.cli import (
+        play_commands,
+        puzzle_commands,
+        search_commands,
+        serve_command,
+        solve_commands,
+        study_commands,
+    )
 
-    for module in (play_commands, search_commands, solve_commands, serve_command):
+    for module in (
+        play_commands, study_commands, puzzle_commands, search_commands, solve_commands,
+        serve_command,
+    ):
         module.register(app)
 
 

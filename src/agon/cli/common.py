@@ -191,19 +191,38 @@ def play_moves(state: State, moves_text: str) -> None:
         state.play(move)
 
 
+class Terminated(KeyboardInterrupt):
+    """SIGTERM or SIGHUP within :func:`terminate_as_interrupt`: work stops as on Ctrl-C, but
+    where Ctrl-C only stops one piece of work of an interactive session (a hint, a review), this
+    ends the session."""
+
+
+_terminations: list[int] = []
+
+
+def terminated() -> bool:
+    """Whether SIGTERM or SIGHUP came within the current :func:`terminate_as_interrupt` block
+    (also where the :class:`Terminated` it raised was caught as a Ctrl-C by code that stops
+    on either)."""
+    return bool(_terminations)
+
+
 @contextmanager
 def terminate_as_interrupt() -> Iterator[None]:
     """Within the block, stop on SIGTERM (``kill``, a job scheduler's stop) and SIGHUP (the
-    terminal closed) as on Ctrl-C, so that long work reports what it found and saves what it
-    keeps before it ends. A signal ignored (``nohup``) stays ignored."""
+    terminal closed) as on Ctrl-C (raising :class:`Terminated`, a ``KeyboardInterrupt``), so
+    that long work reports what it found and saves what it keeps before it ends. A signal
+    ignored (``nohup``) stays ignored."""
     if threading.current_thread() is not threading.main_thread():
         yield  # (only the main thread may set signal handlers)
         return
 
     def interrupt(signum: int, frame: FrameType | None) -> None:
-        raise KeyboardInterrupt
+        _terminations.append(signum)
+        raise Terminated
 
     stops = [signal.SIGTERM, *([signal.SIGHUP] if hasattr(signal, "SIGHUP") else [])]
+    _terminations.clear()
     previous = {
         stop: signal.signal(stop, interrupt)
         for stop in stops

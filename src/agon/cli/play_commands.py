@@ -11,7 +11,7 @@ from contextlib import suppress
 from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 from rich.console import Console
@@ -19,12 +19,14 @@ from rich.console import Console
 from agon.cli.common import (
     GameArg,
     GameOptions,
+    Terminated,
     build_game,
     fail,
     game_command,
     load_start,
     play_moves,
     terminate_as_interrupt,
+    terminated,
 )
 from agon.cli.saved_games import (
     Autosave,
@@ -37,6 +39,7 @@ from agon.cli.saved_games import (
 )
 from agon.core.errors import AgonError, NotationError, quoted
 from agon.core.game import Game, Move, State, format_points
+from agon.core.limits import Limit
 from agon.core.player import Player
 from agon.core.records import GameRecord, now_iso
 from agon.core.render import player_name
@@ -44,8 +47,16 @@ from agon.games import names, renderer, rules_text
 from agon.search.agent import Agent
 from agon.search.registry import AGENTS, make_agent
 
+if TYPE_CHECKING:
+    from agon.study.analysis import Analyst, Review
+
 HUMAN = "human"
 INTERRUPTED = 130  # the shell's status for a program ended by Ctrl-C
+HINT_SECONDS = 2.0
+"""How long a hint thinks."""
+REVIEW_SECONDS = 1.0
+"""How long the review at the end of a game spends on each position (`agon analyse --limit`
+spends more)."""
 
 PlainOpt = Annotated[
     bool,
@@ -64,7 +75,7 @@ PositionOpt = Annotated[
 
 
 def strongest_agent_spec() -> str:
-    """The agent used for hints and as the default opponent: MCTS where it exists."""
+    """The default opponent: MCTS where it exists."""
     return "mcts:1s" if "mcts" in AGENTS else "random"
 
 
@@ -357,6 +368,9 @@ class Session:
     movers: list[Player] = field(default_factory=list)
     started: str = field(default_factory=now_iso)
     unannounced: bool = False
+    _analyst: Analyst | None = None
+    _reviewed: tuple[tuple[Move, ...], Review] | None = None
+    """The last complete review, with the moves it reviewed."""
 
     @property
     def game(self) -> Game:
@@ -499,16 +513,60 @@ class Session:
         self.screen.say("New game.")
         self.screen.board(self.state)
 
+    @property
+    def analyst(self) -> Analyst:
+        """The analyst of hints and reviews (one a session: what its solver learns stays)."""
+        if self._analyst is None:
+            from agon.cli.study_commands import new_analyst, warm_up
+
+            warm_up(self.game)  # (so that a hint's seconds do not count loading the solver)
+            self._analyst = new_analyst(self.game)
+        return self._analyst
+
     def review(self) -> None:
-        """Step through the game so far, then show where it stands."""
-        step_through(self.screen, self.record(), self.ask)
+        """After the end: every move annotated, then a step through the game. During the game:
+        the step through. Ctrl-C stops either and goes back to the game."""
+        try:
+            if self.state.is_over:
+                self.annotate()
+            step_through(self.screen, self.record(), self.ask)
+        except KeyboardInterrupt:
+            if terminated():
+                raise
+            self.screen.say("")
         self.screen.say("Back to the game." if not self.state.is_over else "Back to the end.")
         self.screen.board(self.state)
+
+    def annotate(self) -> None:
+        """Show every move of the game annotated, as `agon analyse` does."""
+        from agon.cli.study_commands import render_review, run_review, table_console
+
+        moves = tuple(self.state.history)
+        if self._reviewed is not None and self._reviewed[0] == moves:
+            review = self._reviewed[1]
+        else:
+            self.screen.say(
+                f"Reviewing {len(moves)} moves, up to {REVIEW_SECONDS:g}s each (Ctrl-C stops)..."
+            )
+            players = {
+                player.label: agent.spec if agent else HUMAN
+                for player, agent in self.agents.items()
+            }
+            review = run_review(
+                self.analyst, self.start, list(moves), Limit(seconds=REVIEW_SECONDS), players,
+                progress_bar=sys.stderr.isatty(),
+            )
+            if terminated():
+                raise Terminated
+            if review.complete:
+                self._reviewed = (moves, review)
+        render_review(table_console(self.screen), review, self.screen.ascii)
 
     def show_help(self, player: Player | None) -> None:
         common = (
             "  save FILE  save the game as a JSON record (see `agon replay`)\n"
-            "  review     step through the game, move by move\n"
+            "  review     step through the game, move by move; after the end, every move\n"
+            "             annotated first (values, best moves, mistakes)\n"
             "  new        start a new game (this one stays saved)\n"
             "  help       this text\n"
             "  quit       leave (the game stays saved: `agon play --resume` goes on)"
@@ -526,21 +584,24 @@ class Session:
         self.screen.say(
             f"Type a move (e.g. {example}){passing}, or one of:\n"
             "  undo       take back your last move (and the computer's reply)\n"
-            "  hint       ask the strongest agent for a move\n"
+            "  hint       the best move, and what it is worth\n"
             + common
             + f"\nLegal moves ({len(legal)}):\n{_wrapped_moves(self.state, legal)}"
         )
 
     def hint(self) -> None:
-        spec = strongest_agent_spec()
-        analysis = make_agent(spec, self.game, self.seed).analyse(self.state)
-        text = f"Hint ({spec}): {self.game.format_move(analysis.best_move)}"
-        if analysis.value is None:
-            text += " (this agent gives no value)"
-        else:
-            kind = "proven" if analysis.proven else "estimated"
-            text += f", {kind} final margin {analysis.value:+g} for the side to move"
-        self.screen.say(text)
+        """The best move, and the value in words from the side to move's view: exact where the
+        solver proves it in a couple of seconds, else the engine's estimate. Ctrl-C stops."""
+        from agon.cli.study_commands import hint_text
+
+        try:
+            analysis = self.analyst.analyse(self.state.copy(), Limit(seconds=HINT_SECONDS))
+        except KeyboardInterrupt:
+            if terminated():
+                raise
+            self.screen.say("\nNo hint: stopped.")
+            return
+        self.screen.say(hint_text(self.state, analysis, self.screen.ascii))
 
     def save(self, path: str) -> None:
         if not path:

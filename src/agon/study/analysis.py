@@ -20,13 +20,17 @@ from agon.core.player import Player
 from agon.search.agent import Agent
 from agon.search.registry import make_agent
 from agon.solve.solver import SolveInterrupted, Solver
-from agon.study.store import Entry, ExactValues
+from agon.study.store import Entry, ExactValues, Store
 from agon.study.values import Judgement, Value, json_value, judge, short
 
 ENGINE = "alphabeta"
 """The agent whose estimates stand where the solver does not finish."""
 EXACT_SHARE = 0.5
 """The share of a position's limit the solver has before the engine takes the rest."""
+LINE_SHARE = 0.1
+"""The share of a position's limit its line of best play may take, where the value is exact
+(at most :data:`LINE_SECONDS`): the store's moves cost nothing, the solver's may cost much."""
+LINE_SECONDS = 0.5
 LINE_PLIES = 12
 """The longest principal variation given."""
 REFINE_FIRST_SECONDS = 0.25
@@ -52,6 +56,9 @@ class PositionAnalysis:
     ``engine``."""
     nodes: int = 0
     seconds: float = 0.0
+    best_proven: bool = True
+    """Whether the best moves and the line are proven best (else the engine's choice: an
+    estimate, or an exact value the store holds for a position whose moves it does not)."""
 
     def to_json(self, game: Game) -> dict[str, Any]:
         name = game.format_move
@@ -60,6 +67,7 @@ class PositionAnalysis:
             "exact": self.value.exact,
             "value_text": short(game, self.value),
             "best_moves": [name(move) for move in self.best_moves],
+            "best_moves_exact": self.best_proven,
             "move_values": None if self.move_values is None else {
                 name(move): json_value(value) for move, value in self.move_values.items()
             },
@@ -118,6 +126,18 @@ class Analyst:
             nodes=entry.nodes,
         )
 
+    def stored_value(self, state: State) -> float | None:
+        """The exact value of ``state`` that the store holds among the moves' values of the
+        position before it (where ``state`` was reached by a move), else None."""
+        if self.exact is None or not state.history:
+            return None
+        parent = state.copy()
+        move = parent.undo()
+        entry = self.exact.get(parent)
+        if entry is None or entry.move_values is None:
+            return None
+        return entry.move_values.get(move)
+
     def solve(self, state: State, limit: Limit, moves: bool = True) -> PositionAnalysis | None:
         """The exact analysis of ``state`` if the store has it or the solver proves it within
         ``limit`` (None where it runs out of time; Ctrl-C is a ``KeyboardInterrupt``)."""
@@ -159,7 +179,7 @@ class Analyst:
         return PositionAnalysis(
             Value(black + 0.0, found.proven), [found.best_move],
             principal_variation=list(found.principal_variation), source="engine",
-            nodes=found.work, seconds=found.seconds,
+            nodes=found.work, seconds=found.seconds, best_proven=False,
         )
 
     def analyse(self, state: State, limit: Limit, moves: bool = True) -> PositionAnalysis:
@@ -172,22 +192,32 @@ class Analyst:
         if found is None:
             left = spending.seconds_left()
             rest = limit if left is None else Limit(seconds=max(left, 0.01))
-            return self.estimate(state, rest)
+            estimate = self.estimate(state, rest)
+            stored = self.stored_value(state)
+            if stored is not None:
+                estimate.value, estimate.source = Value(stored, True), "store"
+            return estimate
         if found.best_moves and not found.principal_variation:
+            # a line of best play is worth a little of the time, not what is left of it
             left = spending.seconds_left()
+            line_seconds = min(LINE_SHARE * (limit.seconds or 1.0), LINE_SECONDS)
+            if left is not None:
+                line_seconds = min(line_seconds, left)
             found.principal_variation = self.perfect_line(
-                state, found, Limit(seconds=max(left or 1.0, 0.05))
+                state, found, Limit(seconds=max(line_seconds, 0.05))
             )
         return found
 
-    def perfect_line(self, state: State, first: PositionAnalysis, limit: Limit) -> list[Move]:
-        """A line of best play from ``state``, as far as the store and the solver get within
-        ``limit`` (at most :data:`LINE_PLIES` moves)."""
+    def perfect_line(
+        self, state: State, first: PositionAnalysis, limit: Limit, plies: int = LINE_PLIES
+    ) -> list[Move]:
+        """A line of best play from ``state`` (whose exact analysis is ``first``), as far as
+        the store and the solver get within ``limit``, at most ``plies`` moves."""
         line: list[Move] = []
         walk = state.copy()
         found: PositionAnalysis | None = first
         deadline = limit.start().end
-        while found is not None and found.best_moves and len(line) < LINE_PLIES:
+        while found is not None and found.best_moves and len(line) < plies:
             move = found.best_moves[0]
             line.append(move)
             walk.play(move)
@@ -265,6 +295,7 @@ class MoveReview:
             "move": game.format_move(self.move),
             "value_before": before["value"],
             "best_moves": before["best_moves"],
+            "best_moves_exact": before["best_moves_exact"],
             "best_value": before["value"],
             "value_after": json_value(self.after.value.black),
             "loss": json_value(self.loss),
@@ -369,6 +400,16 @@ def annotate(
     return MoveReview(len(state.history) + 1, mover, move, before, after, loss + 0.0, judgement)
 
 
+def _annotated(
+    game: Game, states: list[State], moves: list[Move], analyses: dict[int, PositionAnalysis]
+) -> list[MoveReview]:
+    """The moves whose positions before and after were analysed, annotated."""
+    return [
+        annotate(game, states[index], moves[index], analyses[index], analyses[index + 1])
+        for index in sorted(analyses) if index + 1 in analyses and index < len(moves)
+    ]
+
+
 def review_game(
     analyst: Analyst, start: State, moves: list[Move], limit: Limit,
     players: dict[str, str] | None = None, progress: Progress | None = None,
@@ -387,15 +428,60 @@ def review_game(
     total = len(states)
     try:
         for done, index in enumerate(reversed(range(total)), start=1):
-            analyses[index] = analyst.analyse(states[index], limit)
-            if index < len(moves):
-                review.reviewed.insert(0, annotate(
-                    game, states[index], moves[index], analyses[index], analyses[index + 1]
-                ))
+            # (each move's value is the next position's: the moves' own values are not needed)
+            analyses[index] = analyst.analyse(states[index], limit, moves=False)
             if progress is not None:
                 progress(done, total)
     except KeyboardInterrupt:
+        review.reviewed = _annotated(game, states, moves, analyses)
         return review
+    review.reviewed = _annotated(game, states, moves, analyses)
     review.final = analyses.get(total - 1)
     review.complete = True
     return review
+
+
+def fill_store(
+    analyst: Analyst, target: Store, plies: int, limit: Limit,
+    progress: Callable[[str], None] | None = None,
+) -> tuple[int, int]:
+    """Solve the start of ``analyst``'s variant and every position up to ``plies`` moves after
+    it, each move by move, ply by ply, into ``target`` (positions it holds already are passed
+    over): the hard positions near the start, whose answers the store then serves at once.
+    Each position within ``limit``, the whole within ``limit``'s deadline if it has one; Ctrl-C
+    stops it, keeping what is done. Returns (positions kept, positions not solved in time)."""
+    game = analyst.game
+    layer = [game.new_state()]
+    kept = unsolved = 0
+    seen: set[str] = set()
+    for ply in range(plies + 1):
+        following: list[State] = []
+        for index, state in enumerate(layer, start=1):
+            if state.is_over or state.position() in seen:
+                continue
+            seen.add(state.position())
+            entry = target.get(game, state)
+            found = None if entry is None or entry.move_values is None else entry
+            if found is None:
+                try:
+                    solved = analyst.solve(state, limit, moves=True)
+                except KeyboardInterrupt:
+                    return kept, unsolved
+                if solved is None or solved.move_values is None:
+                    unsolved += 1
+                    continue
+                found = Entry(
+                    solved.value.black, tuple(solved.best_moves), solved.move_values,
+                    solved.nodes, solved.seconds,
+                )
+                target.put(game, state, found)
+                kept += 1
+            if progress is not None:
+                progress(f"ply {ply}: {index}/{len(layer)} positions; {kept} kept")
+            if ply < plies:
+                for move in state.legal_moves():
+                    child = state.copy()
+                    child.play(move)
+                    following.append(child)
+        layer = following
+    return kept, unsolved

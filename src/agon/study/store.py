@@ -244,6 +244,14 @@ class ExactValues:
             store.close()
 
 
+def compact(path: Path) -> None:
+    """Make the store at ``path`` one self-contained file, as small as it goes (before it is
+    shipped: a shipped store is read as immutable)."""
+    with closing(sqlite3.connect(path)) as connection:
+        connection.execute("PRAGMA journal_mode=DELETE")
+        connection.execute("VACUUM")
+
+
 def build_store(path: Path) -> Store:
     """A new writable store at ``path`` (``agon store build``): the file is made if missing."""
     store = Store(path, writable=True)

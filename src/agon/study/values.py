@@ -41,9 +41,10 @@ def outcome_only(game: Game) -> bool:
 
 
 def _rounded(margin: float) -> float:
-    """An estimate as a player reads it: whole points (half points stay where the komi has a
-    half)."""
-    return round(margin * 2) / 2 if abs(margin) < 1 else float(round(margin))
+    """An estimate as a player reads it: whole points, halves away from zero (below one point,
+    to the half point)."""
+    steps = 2 if abs(margin) < 1 else 1
+    return math.copysign(math.floor(abs(margin) * steps + 0.5) / steps, margin) + 0.0
 
 
 def describe(game: Game, value: Value, viewer: Player | None = None) -> str:
