@@ -20,7 +20,7 @@ from agon.solve.solver import Solver
 from agon.study.analysis import Analyst, fill_store, review_game
 from agon.study.puzzles import Puzzle, find_puzzles, load_collection, puzzle_of, save_puzzle
 from agon.study.store import Entry, ExactValues, Store, build_store, compact, variant_key
-from agon.study.values import Judgement, Value, describe, judge, outcome_only, short
+from agon.study.values import Judgement, Value, describe, judge, judging, outcome_only, short
 
 RAW_FLOAT = re.compile(r"\d\.\d{3,}")
 
@@ -98,9 +98,6 @@ def test_estimates_are_rounded_and_name_who_is_better() -> None:
 
 def test_judgements_follow_the_thresholds_and_the_results() -> None:
     game = next(game for game in GAMES if not outcome_only(game))
-    inaccuracy, mistake, blunder = (1.0, 2.0, 3.0)
-    from agon.study.values import judging
-
     inaccuracy, mistake, blunder = judging(game).thresholds
     assert judge(game, 5, 5, True, True) is Judgement.BEST
     assert judge(game, 5, 5 - inaccuracy / 2, False, False) is Judgement.GOOD
@@ -290,7 +287,7 @@ def test_puzzles_have_one_answer_and_refute_every_other_move(
 ) -> None:
     puzzle = _a_puzzle(exact)
     assert puzzle is not None, "no puzzle in 20 games of any small variant"
-    game, state = puzzle.game, puzzle.state()
+    state = puzzle.state()
     mover = state.to_move
     assert mover is puzzle.to_move and mover is not None
     sign = 1 if mover is Player.BLACK else -1
