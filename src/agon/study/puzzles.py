@@ -251,7 +251,7 @@ def _shallow_rating(game: Game, state: State, answer: Move) -> tuple[int, bool]:
 
 def agents_game(game: Game, seed: int) -> list[State]:
     """The positions of one game between the finder's agents (:data:`PLAYERS`), after a few
-    random moves: every position before a move, in order."""
+    random moves: every position, in order, from the start to the end."""
     rng = random.Random(seed)
     players = list(PLAYERS)
     rng.shuffle(players)
@@ -268,6 +268,7 @@ def agents_game(game: Game, seed: int) -> list[State]:
             assert mover is not None
             move = agents[int(mover)].choose(state)
         state.play(move)
+    positions.append(state)
     return positions
 
 
