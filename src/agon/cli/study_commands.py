@@ -436,7 +436,8 @@ def analyse_command(
     try:
         record = load_record(path)
     except AgonError as error:
-        fail(str(error))
+        message = str(error)
+        fail(message if str(path) in message else f"{path} is not a record Agon reads: {message}")
     analyse_record(record, per_position, as_json, plain)
 
 
