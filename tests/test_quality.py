@@ -128,3 +128,11 @@ def test_bad_quality_options_are_named(arguments: list[str], message: str) -> No
     assert result.exit_code == 2
     assert message in result.output
     assert "Traceback" not in result.output
+
+
+def test_a_variant_whose_every_move_is_forced_is_refused_not_sampled_for_ever() -> None:
+    # one point: the game is over before any choice (it used to loop without end)
+    result = runner.invoke(app, ["quality", "alak", "greedy", "--size", "1", "--positions", "4"])
+    assert result.exit_code == 2
+    assert "offers no choice of moves" in result.output
+    assert "Traceback" not in result.output

@@ -17,6 +17,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from agon.core.errors import AgonError
 from agon.core.game import Game, Move, State
 from agon.core.limits import Limit
 from agon.core.player import Player
@@ -26,6 +27,9 @@ from agon.solve.solver import SolveInterrupted, Solver, labelled_progress, warm_
 
 MAX_GAME_PLIES = 400
 """Random and self-play games longer than this are cut (their positions still count)."""
+MAX_GAMES_WITHOUT_CHOICE = 100
+"""Random games in which every move is forced, after which a variant is refused as having
+no position to judge (rather than sampled for ever)."""
 
 
 @dataclass
@@ -111,10 +115,19 @@ def measure_quality(
     wanted_random = positions - positions // 2
     sampled: list[tuple[State, Move | None]] = []
     walker = RandomAgent(game, rng.randrange(2**31))
+    empty_games = 0
     while len(sampled) < wanted_random:
         decisions = _game_positions(game, walker)
         if decisions:
             sampled.append((rng.choice(decisions)[0], None))
+            continue
+        empty_games += 1
+        if empty_games >= MAX_GAMES_WITHOUT_CHOICE:
+            raise AgonError(
+                f"{game.description} offers no choice of moves: in {empty_games} random games "
+                "every move was forced (or the game was over at the start), so there is no "
+                "position to judge an agent on"
+            )
     pool: list[tuple[State, Move]] = []
     agent_seconds, agent_moves = 0.0, 0
     while len(pool) < positions // 2:
