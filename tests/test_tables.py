@@ -11,6 +11,7 @@ import pytest
 from typer.testing import CliRunner
 
 from agon.cli import app
+from agon.core.errors import AgonError
 from agon.core.results import Job
 from agon.games.alak import Alak, AlakRules
 from agon.games.alak.results import DRANGE_LINES
@@ -392,3 +393,18 @@ def test_unreadable_saved_results_are_named_and_kept(tmp_path: Path) -> None:
     assert result.exit_code == 2
     assert "cannot read saved results" in result.output
     assert store.read_text() == "{not json"
+
+
+def test_a_json_file_agon_did_not_write_is_never_replaced(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(tables_runner, "jobs", _jobs)
+    notes = tmp_path / "notes.json"
+    notes.write_text('{"mine": "seventeen megabytes of notes"}')
+    with pytest.raises(AgonError, match="is not a file of results that agon tables wrote"):
+        generate_tables(tmp_path / "notes.md", ENOUGH_SECONDS, fresh=False, progress=None)
+    assert notes.read_text() == '{"mine": "seventeen megabytes of notes"}'
+    # the Markdown would replace its own results
+    with pytest.raises(AgonError, match="must be a Markdown file"):
+        generate_tables(tmp_path / "r.json", ENOUGH_SECONDS, fresh=False, progress=None)
+    assert not (tmp_path / "r.json").exists()

@@ -147,6 +147,11 @@ def generate_tables(
         raise AgonError(
             "--jobs and --move-jobs cannot be combined: spread either families or a job's moves"
         )
+    if out.suffix.lower() != ".md":
+        raise AgonError(
+            f"--out {out} must be a Markdown file (.md): the results are kept beside it, in "
+            f"{out.with_suffix('.json').name}"
+        )
     store = out.with_suffix(".json")
 
     def checkpoint(job: Job) -> Path | None:
@@ -301,9 +306,13 @@ def _load(path: Path) -> dict[str, Record]:
         data = parse_json(read_text_limited(path, MAX_RESULTS_BYTES, "saved results"))
     except AgonError as error:
         raise AgonError(f"cannot read saved results {path}: {error}") from None
-    jobs = data.get("jobs", {}) if isinstance(data, dict) else None
+    # (a file Agon did not write is never taken for empty results and replaced)
+    jobs = data.get("jobs") if isinstance(data, dict) else None
     if not isinstance(jobs, dict) or not all(isinstance(r, dict) for r in jobs.values()):
-        raise AgonError(f"cannot read saved results {path}: not a file of results")
+        raise AgonError(
+            f"{path} is not a file of results that agon tables wrote, and it is not replaced: "
+            "give --out another name, or move it"
+        )
     return {key: _with_infinite_bounds(record) for key, record in jobs.items()}
 
 
