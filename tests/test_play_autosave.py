@@ -318,6 +318,18 @@ def test_an_over_long_line_is_dropped_whole_and_play_goes_on(saved_games_home: P
     assert only_saved(saved_games_home)["moves"][0] == "1"
 
 
+def test_an_endless_line_ends_the_input(saved_games_home: Path) -> None:
+    """``agon play < /dev/zero``: one line that never ends (it read for ever, without a word)."""
+    with open("/dev/zero", "rb") as zeros:
+        result = subprocess.run(
+            [sys.executable, "-c", "from agon.cli import main; main()", *shlex.split(GAME)],
+            stdin=zeros,
+            capture_output=True, text=True, timeout=600, check=False,
+        )
+    assert "without its end: taken for the end of the input" in result.stdout, result.stderr
+    assert "the game is left unfinished" in result.stdout
+
+
 # --- a real process: signals, and memory ----------------------------------------------------------
 
 COMMAND = [

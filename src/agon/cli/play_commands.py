@@ -233,6 +233,16 @@ class LineTooLong(Exception):
     """A line of input over :data:`MAX_LINE_BYTES`, read to its end and dropped."""
 
 
+MAX_DROPPED_BYTES = 1 << 30
+"""A line this long is no line a person typed (``< /dev/zero``): it ends the input (a second
+or two of reading, in pieces: the memory of a short line)."""
+
+
+class EndlessLine(EOFError):
+    """A line of input over :data:`MAX_DROPPED_BYTES`, taken for the end of the input (it may
+    never end)."""
+
+
 def read_line(prompt: str) -> str:
     """One line of standard input, of at most :data:`MAX_LINE_BYTES` bytes. Raises EOFError at
     the end of the input, and LineTooLong for a longer line, whose rest is read a piece at a
@@ -249,8 +259,11 @@ def read_line(prompt: str) -> str:
     if not data:
         raise EOFError
     if len(data) > MAX_LINE_BYTES and not data.endswith(b"\n"):
+        dropped = len(data)
         while (rest := stream.readline(64 * 1024)) and not rest.endswith(b"\n"):
-            pass
+            dropped += len(rest)
+            if dropped > MAX_DROPPED_BYTES:
+                raise EndlessLine
         raise LineTooLong
     return data.decode("utf-8", "replace").rstrip("\r\n")
 
@@ -440,8 +453,13 @@ class Session:
     def ask(self, prompt: str) -> str:
         try:
             return read_command(self.screen, prompt, self.echo_input)
-        except EOFError:
+        except EOFError as end:
             self.screen.say("")
+            if isinstance(end, EndlessLine):
+                self.screen.say(
+                    f"A line of over {MAX_DROPPED_BYTES:,} bytes without its end: taken for the "
+                    "end of the input."
+                )
             over = self.state.is_over
             raise Leave("" if over else "end of input: the game is left unfinished") from None
 
