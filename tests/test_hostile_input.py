@@ -306,3 +306,40 @@ def test_a_record_from_a_file_keeps_its_messages_one_line(tmp_path: Path) -> Non
     path.write_bytes(b"\xff\xfe")
     with pytest.raises(RecordError, match="not a text file"):
         GameRecord.load(path, make_game)
+
+
+# --- digits of other scripts ----------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["state", *SMALL[:1], "--size", "١٢"],
+        ["state", "alternator", "--komi", "٣"],
+        ["state", "alternator", "--size", "٣x٣"],
+        ["state", *SMALL, "--moves", "٣"],
+        ["state", "alternator", "--moves", "a١-a٢"],
+        ["match", *SMALL[:1], "random", "random", "--games", "1", "--size", "5", "--komi", "²"],
+    ],
+)
+def test_only_ascii_digits_are_numbers(args: list[str]) -> None:
+    """A digit of another script (or ``²``, which ``isdigit`` accepts and ``int`` refuses) is
+    refused in options as in positions and moves, in one line."""
+    assert_clean_refusal(agon(*args))
+
+
+def test_a_superscript_digit_at_the_replay_prompt_is_no_jump(tmp_path: Path) -> None:
+    path = tmp_path / "game.json"
+    path.write_text(record_json())
+    result = agon("replay", str(path), input="²\n١\nq\n")
+    assert result.exit_code == 0, result.output
+    assert "Traceback" not in result.output
+
+
+def test_the_review_prompt_reads_only_ascii_numbers() -> None:
+    from agon.cli.play_commands import replay_step
+
+    assert replay_step(0, "²", 5) == 1  # (Enter's meaning: the next position)
+    assert replay_step(0, "١", 5) == 1
+    assert replay_step(0, "3", 5) == 3
+    assert replay_step(0, "9" * 5000, 5) == 1

@@ -38,7 +38,7 @@ from agon.cli.saved_games import (
     save_record,
 )
 from agon.core.errors import AgonError, NotationError, quoted
-from agon.core.game import Game, Move, State, format_points
+from agon.core.game import Game, Move, State, format_points, read_count
 from agon.core.limits import Limit
 from agon.core.player import Player
 from agon.core.records import GameRecord, now_iso
@@ -298,8 +298,9 @@ def replay_step(index: int, command: str, last: int) -> int | None:
         return None
     if command in ("b", "back"):
         return max(index - 1, 0)
-    if command.isdigit():
-        return min(int(command), last)
+    number = read_count(command)
+    if number is not None:
+        return min(number, last)
     return index + 1 if index < last else None
 
 

@@ -50,7 +50,7 @@ class Limit:
     @classmethod
     def parse(cls, text: str) -> Limit:
         """``2s``, ``500ms`` (seconds), or ``20000`` (a count)."""
-        match = re.fullmatch(r"\s*(\d{1,9}(?:\.\d{1,9})?)\s*(ms|s)?\s*", text.lower())
+        match = re.fullmatch(r"\s*([0-9]{1,9}(?:\.[0-9]{1,9})?)\s*(ms|s)?\s*", text.lower())
         if not match:
             raise AgonError(
                 f"budget {quoted(text)} must be a time like '2s' or '500ms', "

@@ -160,7 +160,7 @@ def _whole_number(name: str, value: Any) -> int:
         return value
     if isinstance(value, float) and value.is_integer():
         return int(value)
-    if isinstance(value, str) and re.fullmatch(r"\s*[+-]?\d+\s*", value):
+    if isinstance(value, str) and re.fullmatch(r"\s*[+-]?[0-9]+\s*", value):
         if len(value.strip()) > MAX_OPTION_DIGITS:  # and int() refuses over 4,300 digits
             raise AgonError(f"option {name} is out of range: {quoted(value)}")
         return int(value)
@@ -170,7 +170,8 @@ def _whole_number(name: str, value: Any) -> int:
 def _number(name: str, value: Any) -> float:
     """A number or a string that reads as one, not a bool."""
     try:
-        if isinstance(value, bool):
+        # (float() reads other scripts' digits too, which no position or move text takes)
+        if isinstance(value, bool) or (isinstance(value, str) and not value.isascii()):
             raise TypeError
         return float(value)
     except (TypeError, ValueError):

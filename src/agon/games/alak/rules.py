@@ -242,7 +242,7 @@ class Alak(Game):
                     f"there is no pass in the {self.rules.value} rules: placing is compulsory"
                 )
             return self.size
-        if cleaned.isdecimal():
+        if cleaned.isascii() and cleaned.isdecimal():
             point = _point_number(cleaned) - 1
         elif len(cleaned) == 1 and cleaned.isalpha():
             point = ord(cleaned) - ord("a")
@@ -605,7 +605,7 @@ def _point_number(digits: str) -> int:
 def _parse_points(game: Alak, text: str, board: str) -> frozenset[int]:
     points = set()
     for item in filter(None, text.split(",")):
-        number = _point_number(item) if item.isdecimal() else 0
+        number = _point_number(item) if item.isascii() and item.isdecimal() else 0
         if not 1 <= number <= game.size:
             raise PositionError(f"captured= lists points 1–{game.size}, not {quoted(item)}")
         if board[number - 1] != EMPTY:

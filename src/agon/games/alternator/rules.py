@@ -29,7 +29,7 @@ PIT_SYMBOLS = "^>v<"
 
 REASON_PASSES = "both players passed"
 
-_MOVE_RE = re.compile(r"^\s*([a-z])(\d{1,2})\s*-?\s*([a-z])(\d{1,2})\s*$")
+_MOVE_RE = re.compile(r"^\s*([a-z])([0-9]{1,2})\s*-?\s*([a-z])([0-9]{1,2})\s*$")
 
 
 @dataclass(frozen=True)
@@ -132,7 +132,7 @@ class Alternator(Game):
         return f"{chr(ord('a') + cell % self.width)}{cell // self.width + 1}"
 
     def cell_index(self, name: str) -> int:
-        match = re.fullmatch(r"\s*([a-zA-Z])(\d{1,2})\s*", name)
+        match = re.fullmatch(r"\s*([a-zA-Z])([0-9]{1,2})\s*", name)
         if not match:
             raise NotationError(f"{quoted(name)} is not a cell name like 'd4'")
         return self._cell(match.group(1).lower(), match.group(2), name)
@@ -200,7 +200,7 @@ class Alternator(Game):
 
 def parse_board_size(text: str) -> tuple[int, int]:
     """``"8x8"`` → (8, 8); also accepts ``8×8`` and a single number for a square board."""
-    match = re.fullmatch(r"\s*(\d+)\s*(?:[x×X*]\s*(\d+))?\s*", text)
+    match = re.fullmatch(r"\s*([0-9]+)\s*(?:[x×X*]\s*([0-9]+))?\s*", text)
     if not match:
         raise AgonError(f"board size {quoted(text)} must look like 8x8 (files x ranks)")
     sides = [side for side in match.groups() if side is not None]
