@@ -343,3 +343,43 @@ def test_the_review_prompt_reads_only_ascii_numbers() -> None:
     assert replay_step(0, "١", 5) == 1
     assert replay_step(0, "3", 5) == 3
     assert replay_step(0, "9" * 5000, 5) == 1
+
+
+# --- file names no file can have --------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("name", "message"),
+    [
+        ("a\0b.json", "holds a NUL byte"),
+        ("~nosuchuser-of-agon/x.json", "cannot find the home folder of ~nosuchuser-of-agon"),
+        ("x" * 300 + ".json", "cannot write"),
+    ],
+)
+def test_save_to_a_name_no_file_can_have_says_so_and_play_goes_on(
+    name: str, message: str
+) -> None:
+    result = agon("play", *SMALL, "--white", "random", "--plain", input=f"save {name}\nquit\n")
+    assert result.exit_code == 0, result.output
+    assert "Traceback" not in result.output
+    assert "Not saved: " in result.stdout and message in result.stdout
+
+
+@pytest.mark.parametrize("args", [["play", *SMALL], ["play", "--list"], ["play", "--resume"]])
+def test_an_agon_home_of_no_user_is_refused_in_one_line(
+    args: list[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("AGON_HOME", "~nosuchuser-of-agon/agon")
+    assert_clean_refusal(agon(*args, input=""), "~nosuchuser-of-agon")
+
+
+def test_an_agon_home_of_no_user_leaves_analysis_without_a_cache(
+    monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("AGON_HOME", "~nosuchuser-of-agon/agon")
+    result = agon("analyse", *SMALL, "--limit", "1s")
+    assert result.exit_code == 0, result.output
+
+
+def test_tables_out_of_an_empty_name_is_refused() -> None:
+    assert_clean_refusal(agon("tables", "--out", ""), "must be a Markdown file")

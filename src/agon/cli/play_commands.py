@@ -38,6 +38,7 @@ from agon.cli.saved_games import (
     save_record,
 )
 from agon.core.errors import AgonError, NotationError, quoted
+from agon.core.files import user_path
 from agon.core.game import Game, Move, State, format_points, read_count
 from agon.core.limits import Limit
 from agon.core.player import Player
@@ -627,7 +628,7 @@ class Session:
             self.screen.say("Say where to save: save FILE")
             return
         try:
-            save_record(self.record(), Path(path).expanduser())
+            save_record(self.record(), user_path(path))
         except AgonError as error:
             self.screen.say(f"Not saved: {error}")
             return
@@ -764,7 +765,7 @@ def new_opening(variant: Game, position: str | None) -> Opening:
         seats={Player.BLACK: HUMAN, Player.WHITE: strongest_agent_spec()},
         started=now_iso(),
         start_position=start.position() if position is not None else None,
-        autosave=Autosave(games_folder()),
+        autosave=Autosave(games_folder_or_fail()),
     )
 
 
@@ -775,7 +776,7 @@ def resumed_opening(target: str | None, screen: Screen) -> Opening:
     record, path = resumed_record(target)
     screen.say(f"Resuming {path}: {len(record.moves)} moves played.")
     states = record.states()
-    folder = games_folder()
+    folder = games_folder_or_fail()
     in_folder = path.resolve().parent == folder.resolve()
     return Opening(
         start=states[0],
@@ -814,13 +815,21 @@ def choose_agents(
     return agents
 
 
+def games_folder_or_fail() -> Path:
+    """The saved games' folder, or a one-line refusal where ``AGON_HOME`` cannot be one."""
+    try:
+        return games_folder()
+    except AgonError as error:
+        fail(f"AGON_HOME: {error}")
+
+
 def resumed_record(target: str | None) -> tuple[GameRecord, Path]:
     """The record ``--resume`` goes on with, and its file: the file ``target`` names, or the
     latest unfinished game (of the game ``target`` names, if it names one)."""
-    folder = games_folder()
     try:
+        folder = games_folder()
         if target is not None and target.lower() not in names():
-            path = Path(target).expanduser()
+            path = user_path(target)
             return load_record(path), path
         saved = latest_unfinished(folder, target and target.lower())
     except AgonError as error:
@@ -835,7 +844,7 @@ def list_saved_games(screen: Screen, game: str | None) -> None:
     """The saved games (of ``game`` only, if given), the latest first, one a line."""
     if game is not None and game.lower() not in names():
         fail(f"unknown game {quoted(game)}: {' or '.join(names())}")
-    folder = games_folder()
+    folder = games_folder_or_fail()
     try:
         files = game_files(folder)
     except AgonError as error:

@@ -15,6 +15,7 @@ from datetime import datetime
 from pathlib import Path
 
 from agon.core.errors import AgonError
+from agon.core.files import user_path
 from agon.core.records import GameRecord
 from agon.games import make_game
 
@@ -23,7 +24,7 @@ def games_folder() -> Path:
     """The folder saved games go to (see the module's text); not created here."""
     home = os.environ.get(HOME_ENV)
     if home:
-        return Path(home).expanduser() / "games"
+        return user_path(home) / "games"
     state_home = os.environ.get("XDG_STATE_HOME", "")
     # (the XDG specification says a relative path is to be ignored)
     base = Path(state_home) if os.path.isabs(state_home) else Path.home() / ".local" / "state"

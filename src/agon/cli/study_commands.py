@@ -8,7 +8,6 @@ import sys
 import textwrap
 from collections.abc import Iterator
 from contextlib import contextmanager
-from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
@@ -29,6 +28,7 @@ from agon.cli.common import (
 from agon.cli.play_commands import PlainOpt, PositionOpt, Screen
 from agon.cli.saved_games import load_record
 from agon.core.errors import AgonError, quoted
+from agon.core.files import user_path
 from agon.core.game import Game, State, format_points
 from agon.core.limits import Limit
 from agon.core.player import Player
@@ -430,7 +430,7 @@ def analyse_command(
             f"{quoted(target)} is a record, which says its variant and moves: the game's "
             "options, --position and --moves go with a game's name"
         )
-    path = Path(target).expanduser()
+    path = user_path(target)
     if not path.exists() and not path.suffix and "/" not in target:
         fail(f"{quoted(target)} is neither a game ({' or '.join(names())}) nor a record file")
     try:

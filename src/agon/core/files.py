@@ -19,7 +19,7 @@ from contextlib import suppress
 from pathlib import Path
 from typing import BinaryIO
 
-from agon.core.errors import AgonError
+from agon.core.errors import AgonError, shortened
 
 _KINDS = (
     (stat.S_ISDIR, "a directory"),
@@ -76,6 +76,18 @@ def replace_file(target: Path, text: str) -> None:
     replace_file_with(target, lambda file: file.write(text.encode("utf-8")))
 
 
+def user_path(text: str | Path) -> Path:
+    """The path a person wrote, ``~`` and ``~user`` expanded; :class:`AgonError` where it
+    names a user who does not exist or holds a NUL byte (no file name can)."""
+    if "\0" in str(text):
+        raise AgonError(f"{shortened(str(text))!r} is no file name: it holds a NUL byte")
+    try:
+        return Path(text).expanduser()
+    except RuntimeError:  # (~nosuchuser, or no home folder at all)
+        user = str(text).split("/", 1)[0]
+        raise AgonError(f"cannot find the home folder of {user} in {text}") from None
+
+
 def writable_target(target: Path) -> Path:
     """The file a write to ``target`` replaces: ``target`` itself, or, where it is a symbolic
     link, the file the link names (written through, the link kept: a link is how people keep a
@@ -83,6 +95,8 @@ def writable_target(target: Path) -> Path:
     a pipe, a directory), which replacing would destroy, or where the link goes round in a
     loop."""
     path = Path(target)
+    if "\0" in str(path):
+        raise OSError(errno.EINVAL, "a file name cannot hold a NUL byte")
     if path.is_symlink():
         try:
             path = path.resolve(strict=False)

@@ -30,7 +30,7 @@ from pathlib import Path
 from typing import Any
 
 from agon.core.errors import AgonError, RecordError
-from agon.core.files import read_text_limited, replace_file
+from agon.core.files import read_text_limited, replace_file, user_path
 from agon.core.game import Game, Move, State, format_points
 from agon.core.limits import Limit
 from agon.core.player import Player
@@ -317,7 +317,7 @@ def collection_folder() -> Path:
     by default)."""
     home = os.environ.get("AGON_HOME")
     if home:
-        return Path(home).expanduser() / "puzzles"
+        return user_path(home) / "puzzles"
     data_home = os.environ.get("XDG_DATA_HOME", "")
     base = Path(data_home) if os.path.isabs(data_home) else Path.home() / ".local" / "share"
     return base / "agon" / "puzzles"

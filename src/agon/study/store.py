@@ -30,6 +30,7 @@ from pathlib import Path
 from typing import Any
 
 from agon.core.errors import AgonError
+from agon.core.files import user_path
 from agon.core.game import Game, Move, State
 
 log = logging.getLogger(__name__)
@@ -107,7 +108,7 @@ def cache_path() -> Path:
     """Where the user's cache of exact values lives."""
     home = os.environ.get("AGON_HOME")
     if home:
-        return Path(home).expanduser() / "cache" / "exact.sqlite"
+        return user_path(home) / "cache" / "exact.sqlite"
     cache_home = os.environ.get("XDG_CACHE_HOME", "")
     base = Path(cache_home) if os.path.isabs(cache_home) else Path.home() / ".cache"
     return base / "agon" / "exact.sqlite"
@@ -221,8 +222,13 @@ class ExactValues:
         self.stores: list[Store] = []
         if shipped is not None:
             self.stores.append(Store(shipped, writable=False))
-        self.cache = Store(cache or cache_path(), writable=True)
-        self.stores.append(self.cache)
+        self.cache: Store | None = None
+        try:
+            self.cache = Store(cache or cache_path(), writable=True)
+        except AgonError as error:
+            log.warning("no cache of exact values: %s", error)
+        else:
+            self.stores.append(self.cache)
 
     def get(self, state: State) -> Entry | None:
         """The entry of ``state`` that says the most (its moves' values), where one is kept."""
@@ -236,7 +242,7 @@ class ExactValues:
 
     def keep(self, state: State, entry: Entry) -> None:
         """Keep an answer the solver found (where it took long enough to be worth keeping)."""
-        if entry.seconds >= CACHE_AFTER_SECONDS:
+        if entry.seconds >= CACHE_AFTER_SECONDS and self.cache is not None:
             self.cache.put(state.game, state, entry)
 
     def close(self) -> None:

@@ -149,8 +149,8 @@ def generate_tables(
         )
     if out.suffix.lower() != ".md":
         raise AgonError(
-            f"--out {out} must be a Markdown file (.md): the results are kept beside it, in "
-            f"{out.with_suffix('.json').name}"
+            f"--out {str(out) or quoted('')} must be a Markdown file (.md): the results are "
+            "kept beside it, as a .json file of the same name"
         )
     store = out.with_suffix(".json")
 
