@@ -13,6 +13,7 @@ import agon
 from agon.core.compiled import (
     CACHE_PREFIX,
     KEPT_CACHES,
+    MARK,
     cache_by_sources,
     imported_fingerprint,
 )
@@ -69,11 +70,50 @@ def test_only_the_most_recently_used_caches_are_kept(tmp_path: Path) -> None:
 
 
 @pytest.mark.usefixtures("numba_cache")
-def test_a_cache_folder_that_cannot_be_written_stops_nothing(tmp_path: Path) -> None:
+def test_a_cache_folder_that_cannot_be_written_stops_nothing(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     _package(tmp_path)
     (tmp_path / "__pycache__").write_text("not a folder")
+    (tmp_path / "cache-home").write_text("not a folder either")
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache-home"))
     assert cache_by_sources(tmp_path) is None  # (no exception: the import goes on)
     assert numba.config.CACHE_DIR == ""
+
+
+@pytest.mark.usefixtures("numba_cache")
+def test_an_installation_this_user_cannot_write_caches_in_the_users_own_folder(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """(Else every run compiled everything again: 298 s for a solve.)"""
+    _package(tmp_path)
+    (tmp_path / "__pycache__").write_text("not a folder: as if another user's")
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache-home"))
+    folder = cache_by_sources(tmp_path)
+    assert folder is not None and folder.parent == tmp_path / "cache-home" / "agon"
+    assert str(folder) == numba.config.CACHE_DIR
+
+
+@pytest.mark.usefixtures("numba_cache")
+def test_a_folder_of_that_name_agon_did_not_make_is_never_deleted(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    source = _package(tmp_path)
+    given = tmp_path / "shared-cache"
+    theirs = [given / f"{CACHE_PREFIX}{number}" for number in range(KEPT_CACHES + 3)]
+    for folder in theirs:
+        folder.mkdir(parents=True)
+        (folder / "their.nbi").write_text("someone else's")
+        os.utime(folder, (0, 0))  # (the least recently used of all)
+    monkeypatch.setattr(numba.config, "CACHE_DIR", str(given))
+    for version in range(KEPT_CACHES + 3):
+        source.write_text(f"LAYOUT = {version}\n")
+        assert cache_by_sources(tmp_path) is not None
+        monkeypatch.setattr(numba.config, "CACHE_DIR", str(given))
+    assert all((folder / "their.nbi").is_file() for folder in theirs)
+    assert sum(1 for path in given.glob(f"{CACHE_PREFIX}*") if (path / MARK).is_file()) == (
+        KEPT_CACHES + 1
+    )
 
 
 def _constants_in_recursive_calls(source: str) -> list[str]:

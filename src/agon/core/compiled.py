@@ -24,6 +24,8 @@ CACHE_PREFIX = "numba-"
 KEPT_CACHES = 8
 """Cache folders kept beside the one in use (the most recently used), for other versions of
 the sources still running or checked out again."""
+MARK = ".made-by-agon"
+"""The file that marks a cache folder as Agon's (only such folders are ever deleted)."""
 KERNEL_LAYERS = ("core", "games", "search", "solve")
 """The subpackages kernels live in, and all they can import (interfaces come after them)."""
 
@@ -49,11 +51,14 @@ def imported_fingerprint(package: Path) -> str:
 
 def cache_by_sources(package: Path) -> Path | None:
     """Point Numba's cache at the folder of ``package``'s sources as they are now, under the
-    folder Numba was given (``NUMBA_CACHE_DIR``), else under the package's ``__pycache__``,
-    and delete all but the :data:`KEPT_CACHES` most recently used other such folders. Call it
-    before any kernel is defined: Numba picks a kernel's cache folder when it is decorated.
-    Returns the folder, or None where none can be written (an installation elsewhere: Numba's
-    own choice of folder stands, and nothing is raised, so the import goes on)."""
+    folder Numba was given (``NUMBA_CACHE_DIR``), else under the package's ``__pycache__``, else
+    (an installation this user cannot write) under the user's own cache folder
+    (:func:`user_cache`); and delete all but the :data:`KEPT_CACHES` most recently used other
+    such folders that Agon made (each is marked with :data:`MARK`: a folder of that name that
+    Agon did not make is never deleted). Call it before any kernel is defined: Numba picks a
+    kernel's cache folder when it is decorated. Returns the folder, or None where none can be
+    written (Numba's own choice of folder stands, and nothing is raised, so the import goes
+    on)."""
     try:
         fingerprint = sources_fingerprint(package)
     except OSError:
@@ -68,24 +73,52 @@ def cache_by_sources(package: Path) -> Path | None:
     given = Path(given_name) if given_name else None
     if given is not None and given.name.startswith(CACHE_PREFIX):
         given = given.parent  # (a worker process inherits its parent's folder)
-    base = given if given is not None else package / "__pycache__"
-    folder = base / f"{CACHE_PREFIX}{fingerprint[:16]}"
-    try:
-        folder.mkdir(parents=True, exist_ok=True)
-        tempfile.TemporaryFile(dir=folder).close()
-        os.utime(folder)  # (used now: the last to be deleted)
-    except OSError:
+    bases = [given] if given is not None else [package / "__pycache__", user_cache()]
+    name = f"{CACHE_PREFIX}{fingerprint[:16]}"
+    found = next(
+        ((base, base / name) for base in bases if _usable(base / name)), None
+    )
+    if found is None:
         return None
+    base, folder = found
     os.environ["NUMBA_CACHE_DIR"] = str(folder)
     if numba is not None:  # (it reads its settings from the environment again when it changes)
         numba.config.CACHE_DIR = str(folder)
     others = sorted(
-        (path for path in base.glob(f"{CACHE_PREFIX}*") if path.is_dir() and path != folder),
+        (
+            path for path in base.glob(f"{CACHE_PREFIX}*")
+            if path != folder and (path / MARK).is_file()
+        ),
         key=_last_used, reverse=True,
     )
     for old in others[KEPT_CACHES:]:
         shutil.rmtree(old, ignore_errors=True)
     return folder
+
+
+def user_cache() -> Path:
+    """The user's own cache folder for Agon: ``$XDG_CACHE_HOME/agon``, by default
+    ``~/.cache/agon``."""
+    cache_home = os.environ.get("XDG_CACHE_HOME", "")
+    if os.path.isabs(cache_home):
+        return Path(cache_home) / "agon"
+    try:
+        return Path.home() / ".cache" / "agon"
+    except RuntimeError:  # (no home folder)
+        return Path(tempfile.gettempdir()) / f"agon-{os.getuid()}"
+
+
+def _usable(folder: Path) -> bool:
+    """Whether ``folder`` is (or is now made) a cache folder this process can write: marked as
+    Agon's, and used now (the last to be deleted)."""
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        tempfile.TemporaryFile(dir=folder).close()
+        (folder / MARK).touch()
+        os.utime(folder)
+    except OSError:
+        return False
+    return True
 
 
 def _last_used(folder: Path) -> float:
