@@ -383,3 +383,26 @@ def test_an_agon_home_of_no_user_leaves_analysis_without_a_cache(
 
 def test_tables_out_of_an_empty_name_is_refused() -> None:
     assert_clean_refusal(agon("tables", "--out", ""), "must be a Markdown file")
+
+
+def test_ctrl_c_while_the_command_loads_ends_it_quietly(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """(Ctrl-C 0.3 s after `agon solve` started gave a KeyboardInterrupt traceback from the
+    imports.)"""
+    import builtins
+
+    from agon import console
+
+    real_import = builtins.__import__
+
+    def interrupted(name: str, *args: Any, **options: Any) -> Any:
+        if name == "agon.cli":
+            raise KeyboardInterrupt
+        return real_import(name, *args, **options)
+
+    monkeypatch.setattr(builtins, "__import__", interrupted)
+    with pytest.raises(SystemExit) as stopped:
+        console.main()
+    assert stopped.value.code == 130
+    assert capsys.readouterr().err == "interrupted\n"
