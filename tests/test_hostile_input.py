@@ -406,3 +406,22 @@ def test_ctrl_c_while_the_command_loads_ends_it_quietly(
         console.main()
     assert stopped.value.code == 130
     assert capsys.readouterr().err == "interrupted\n"
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["solve", *SMALL, "--openings", "--jobs", "2"],
+        ["match", *SMALL[:1], "random", "random", "--games", "2", "--jobs", "2", "--size", "5"],
+    ],
+)
+def test_too_few_open_files_for_the_workers_is_said_in_one_line(args: list[str]) -> None:
+    import resource
+
+    def few_files() -> None:
+        resource.setrlimit(resource.RLIMIT_NOFILE, (12, 12))
+
+    done = run_agon(*args, preexec_fn=few_files)
+    assert done.returncode not in (0, None) and "Traceback" not in done.stderr
+    [line] = [line for line in done.stderr.splitlines() if line.strip()]
+    assert "cannot start 2 worker processes" in line and "ulimit -n" in line

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import ctypes
 import ctypes.util
+import errno
 import multiprocessing
 import multiprocessing.pool
 import os
@@ -16,6 +17,8 @@ from contextlib import suppress
 from functools import partial
 from queue import SimpleQueue
 from typing import Any, Generic, TypeVar
+
+from agon.core.errors import AgonError
 
 Tag = TypeVar("Tag")
 Result = TypeVar("Result")
@@ -35,14 +38,29 @@ def worker_pool(
     :func:`stop_signal` as ``stop``, sets it to ask their tasks to end (they read it with
     :func:`stop_asked`). Each worker runs ``prepare`` first (a module-level function: it is
     sent by name)."""
-    return _CONTEXT.Pool(
-        processes, initializer=partial(_start_worker, prepare, stop, os.getpid())
-    )
+    try:
+        return _CONTEXT.Pool(
+            processes, initializer=partial(_start_worker, prepare, stop, os.getpid())
+        )
+    except OSError as error:
+        raise _cannot_start(processes, error) from None
 
 
 def stop_signal() -> Any:
     """An event (``multiprocessing.Event``) for :func:`worker_pool`'s ``stop``."""
-    return _CONTEXT.Event()
+    try:
+        return _CONTEXT.Event()
+    except OSError as error:
+        raise _cannot_start(1, error) from None
+
+
+def _cannot_start(processes: int, error: OSError) -> AgonError:
+    """Why worker processes could not be started, in one line (too many open files: the
+    limit of ``ulimit -n``; too many processes; no memory)."""
+    what = f"{processes} worker process{'es' if processes != 1 else ''}"
+    too_many = error.errno == errno.EMFILE
+    hint = " (the limit of open files, `ulimit -n`, is too low)" if too_many else ""
+    return AgonError(f"cannot start {what}: {error.strerror or error}{hint}")
 
 
 def stop_and_wait(stop: Any, wait: Callable[[], None]) -> None:
