@@ -425,3 +425,15 @@ def test_too_few_open_files_for_the_workers_is_said_in_one_line(args: list[str])
     assert done.returncode not in (0, None) and "Traceback" not in done.stderr
     [line] = [line for line in done.stderr.splitlines() if line.strip()]
     assert "cannot start 2 worker processes" in line and "ulimit -n" in line
+
+
+def test_a_table_past_the_address_space_limit_is_refused_before_it_is_allocated() -> None:
+    """``ulimit -v``: the memory check read only the machine's MemAvailable, so a table that
+    fitted the machine but not the process was allocated (and failed there)."""
+    import resource
+
+    def three_gigabytes() -> None:
+        resource.setrlimit(resource.RLIMIT_AS, (3 << 30, 3 << 30))
+
+    done = run_agon(*["solve", *SMALL, "--table-bits", "27"], preexec_fn=three_gigabytes)
+    assert_process_refused(done, "--table-bits 27", "bytes of memory")
