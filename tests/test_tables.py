@@ -408,3 +408,18 @@ def test_a_json_file_agon_did_not_write_is_never_replaced(
     with pytest.raises(AgonError, match="must be a Markdown file"):
         generate_tables(tmp_path / "r.json", ENOUGH_SECONDS, fresh=False, progress=None)
     assert not (tmp_path / "r.json").exists()
+
+
+def test_a_report_whose_only_change_is_the_date_is_left_as_it_is(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(tables_runner, "jobs", _jobs)
+    out = tmp_path / "results.md"
+    generate_tables(out, ENOUGH_SECONDS, fresh=False, progress=None)
+    dated = out.read_text().replace("generated 20", "generated 19", 1)
+    out.write_text(dated)
+    generate_tables(out, ENOUGH_SECONDS, fresh=False, progress=None)
+    assert out.read_text() == dated  # (a tracked docs/results.md is not rewritten for a date)
+    out.write_text(dated.replace("| 2 |", "| two |", 1))
+    generate_tables(out, ENOUGH_SECONDS, fresh=False, progress=None)
+    assert "| two |" not in out.read_text()

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import fnmatch
 import json
+import re
 from collections.abc import Callable
 from dataclasses import asdict
 from pathlib import Path
@@ -236,7 +237,22 @@ def generate_tables(
             finish(job, solve_job(job, budget, progress, *solving(job, budget)))
     else:
         _solve_in_workers(workers, next_job, finish, running, progress, solving)
-    _write(out, render(results))
+    report = render(results)
+    if not _only_the_date_changed(out, report):
+        _write(out, report)
+
+
+_GENERATED = re.compile(r"generated [0-9]{4}-[0-9]{2}-[0-9]{2}")
+
+
+def _only_the_date_changed(path: Path, report: str) -> bool:
+    """Whether ``path`` holds ``report`` already but for the day it was generated on (a
+    tracked report is then left as it is)."""
+    try:
+        old = read_text_limited(path, MAX_RESULTS_BYTES, "a report")
+    except AgonError:
+        return False
+    return old != report and _GENERATED.sub("", old) == _GENERATED.sub("", report)
 
 
 def _solve_in_workers(
