@@ -13,14 +13,22 @@ $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install -q --upgrade pip
 
-$(VENV)/.installed: pyproject.toml examples/tictactoe/pyproject.toml | $(BIN)/python
+HOST ?= 127.0.0.1
+PORT ?= 8000
+
+# what running needs, then what the tests need besides
+$(VENV)/.installed-run: pyproject.toml examples/tictactoe/pyproject.toml | $(BIN)/python
+	$(BIN)/python -m pip install -q -e . -e examples/tictactoe
+	touch $@
+
+$(VENV)/.installed: $(VENV)/.installed-run
 	$(BIN)/python -m pip install -q -e '.[test]' -e examples/tictactoe
 	touch $@
 
 install: $(VENV)/.installed
 
-run: install
-	$(BIN)/agon serve
+run: $(VENV)/.installed-run
+	$(BIN)/agon serve --host $(HOST) --port $(PORT)
 
 lint: install
 	$(BIN)/ruff check src tests examples
