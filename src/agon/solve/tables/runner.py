@@ -237,9 +237,9 @@ def generate_tables(
             finish(job, solve_job(job, budget, progress, *solving(job, budget)))
     else:
         _solve_in_workers(workers, next_job, finish, running, progress, solving)
-    report = render(results)
-    if not _only_the_date_changed(out, report):
-        _write(out, report)
+    rendered = render(results)
+    if not _only_the_date_changed(out, rendered):
+        _write(out, rendered)
 
 
 _GENERATED = re.compile(r"generated [0-9]{4}-[0-9]{2}-[0-9]{2}")
