@@ -326,3 +326,27 @@ def test_no_puzzle_where_there_is_no_choice(exact: ExactValues) -> None:
     found = analyst.analyse(state, Limit(seconds=30))
     found.best_moves = found.best_moves[:1] * 2
     assert puzzle_of(analyst, state, found, Limit(seconds=5)) is None
+
+
+def test_where_the_komi_only_shifts_margins_one_entry_serves_every_komi(tmp_path: Path) -> None:
+    from agon.core.plugin import KomiRule
+
+    shifting = [
+        (plugin, game) for plugin in plugins().values() for game in GAMES
+        if game.name == plugin.name and plugin.solving is not None
+        and plugin.solving.without_komi is not None
+        and plugin.solving.komi_rule(game) is not KomiRule.SEARCHED
+        and any(option.name == "komi" for option in plugin.game.option_specs)
+    ]
+    assert shifting, "no registered game's komi only shifts margins"
+    for plugin, game in shifting:
+        with_komi = plugin.make({**game.options(), "komi": game.komi + 2})
+        store = Store(tmp_path / f"{plugin.name}.sqlite", writable=True)
+        state = with_komi.new_state()
+        moves = state.legal_moves()
+        store.put(with_komi, state, Entry(1.0, (moves[0],), dict.fromkeys(moves, 1.0)))
+        other = game.parse_position(state.position())
+        found = store.get(game, other)
+        assert found is not None and found.value == 3.0
+        assert found.move_values == dict.fromkeys(moves, 3.0)
+        store.close()

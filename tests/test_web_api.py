@@ -208,7 +208,7 @@ def test_the_end_of_a_game_is_stored_with_its_result_and_reason(client: TestClie
 def test_hint_suggests_a_legal_move_to_the_player_on_turn(
     client: TestClient, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(arena_module, "HINT_SPECS", ("random",))  # no kernels to compile here
+    monkeypatch.setattr(arena_module, "HINT_SECONDS", 0.2)
     seat, _ = start_game(client, game="alternator", options={"width": 3, "height": 2},
                          opponent="computer", level="beginner", colour="black")
     hint = seat.get("/hint").json()

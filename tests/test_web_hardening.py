@@ -114,7 +114,7 @@ def test_hints_only_against_the_computer(limited: TestClient) -> None:
 def test_hints_are_limited_per_game(
     limited: TestClient, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(arena_module, "HINT_SPECS", ("random",))
+    monkeypatch.setattr(arena_module, "HINT_SECONDS", 0.2)
     seat, _ = start_game(limited, game="alak", opponent="computer", level="beginner")
     assert seat.get("/hint").status_code == 200
     assert seat.get("/hint").status_code == 200
@@ -127,7 +127,7 @@ def test_hints_at_once_are_limited_so_the_computer_keeps_a_worker(
 ) -> None:
     arena = limited.app.state.arena  # type: ignore[attr-defined]
     seat, _ = start_game(limited, game="alak", opponent="computer", level="beginner")
-    arena._hints_thinking = arena.limits.hints_at_once  # (one hint being thought out)
+    arena.side_work.running["hint"] = arena.limits.hints_at_once  # (one hint being thought out)
     answer = seat.get("/hint")
     assert answer.status_code == 429 and "busy" in answer.json()["detail"]
 

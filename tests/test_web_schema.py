@@ -26,14 +26,26 @@ app = create_app(
     limits=UNLIMITED,
 )
 # A schema cannot say which options a game takes nor which moves are legal: there a request the
-# schema allows may be refused for its meaning, 400 (not understood) or 422 (against the rules).
+# schema allows may be refused for its meaning, 400 (not understood) or 422 (against the rules);
+# nor which games are over (a review: 409) or which puzzles there are (404). The study's bodies
+# (positions, lines of moves, records) are large enough that a body breaking their limits can be
+# over the request body's limit too: refused with 413 before it is read.
 MEANING_CHECKED = """
 [[operations]]
-include-path-regex = "^/api/games(/[^/]+/(moves|pass|choices))?$"
+include-path-regex = "^/api/games(/[^/]+/(moves|pass|choices|review))?$"
 include-method = "POST|GET"
 
 [operations.checks.positive_data_acceptance]
 expected-statuses = ["2xx", "400", "403", "404", "409", "422", "429"]
+
+[[operations]]
+include-path-regex = "^/api/(study/[a-z]+|puzzles/[^/]+(/[^/]+/moves)?)$"
+
+[operations.checks.positive_data_acceptance]
+expected-statuses = ["2xx", "400", "403", "404", "409", "422", "429"]
+
+[operations.checks.negative_data_rejection]
+expected-statuses = ["400", "404", "409", "413", "422", "429"]
 """
 schema = schemathesis.openapi.from_asgi(
     "/api/openapi.json", app, config=SchemathesisConfig.from_str(MEANING_CHECKED)

@@ -79,7 +79,10 @@ def replayed(view: dict[str, Any]) -> State:
     return state
 
 
-UNLIMITED = ArenaLimits(games_per_minute=10**6, hints_per_minute=10**6)
+UNLIMITED = ArenaLimits(
+    games_per_minute=10**6, hints_per_minute=10**6, analyses_per_minute=10**6,
+    reviews_per_minute=10**6,
+)
 """The rates a test's many games and hints need (tests/test_web_hardening.py tries the
 limits themselves)."""
 

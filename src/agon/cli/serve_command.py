@@ -44,6 +44,22 @@ def serve(
             show_default=False,
         ),
     ] = None,
+    analyses_per_minute: Annotated[
+        int | None,
+        typer.Option(
+            help="Analyses of positions one client address may ask for a minute "
+            "(default: $AGON_ANALYSES_PER_MINUTE, else 120).",
+            show_default=False,
+        ),
+    ] = None,
+    reviews_per_minute: Annotated[
+        int | None,
+        typer.Option(
+            help="Reviews of games one client address may start a minute "
+            "(default: $AGON_REVIEWS_PER_MINUTE, else 6).",
+            show_default=False,
+        ),
+    ] = None,
     idle_days: Annotated[
         float | None,
         typer.Option(
@@ -65,6 +81,7 @@ def serve(
         url = database_url(db)
         limits = ArenaLimits.from_environment(
             games_per_minute=games_per_minute, hints_per_minute=hints_per_minute,
+            analyses_per_minute=analyses_per_minute, reviews_per_minute=reviews_per_minute,
             idle_days=idle_days,
         )
     except AgonError as error:

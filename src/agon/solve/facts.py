@@ -8,7 +8,7 @@ from enum import StrEnum
 from typing import Any
 
 from agon.core.game import Game
-from agon.core.plugin import Solving
+from agon.core.plugin import KomiRule, Solving
 from agon.games import plugin_of
 
 UNDECLARED = Solving[Game](table_bits=lambda game: 18)
@@ -19,6 +19,16 @@ its margins, alpha-beta alone."""
 def solving_facts(game: Game) -> Solving[Any]:
     """What the variant's game declares for the solver."""
     return plugin_of(game).solving or UNDECLARED
+
+
+def komi_free(game: Game) -> tuple[Game, float]:
+    """The variant whose values serve ``game``'s, and the komi to subtract from them: where
+    the komi only shifts every final margin (its :class:`~agon.core.plugin.KomiRule` is not
+    ``SEARCHED``), the variant with komi 0 and the game's komi; else the game itself and 0."""
+    facts = solving_facts(game)
+    if facts.without_komi is None or facts.komi_rule(game) is KomiRule.SEARCHED:
+        return game, 0.0
+    return facts.without_komi(game), game.komi
 
 
 def default_table_bits(game: Game) -> int:

@@ -400,45 +400,58 @@ def annotate(
     return MoveReview(len(state.history) + 1, mover, move, before, after, loss + 0.0, judgement)
 
 
-def _annotated(
-    game: Game, states: list[State], moves: list[Move], analyses: dict[int, PositionAnalysis]
-) -> list[MoveReview]:
-    """The moves whose positions before and after were analysed, annotated."""
-    return [
+def positions_of(start: State, moves: list[Move]) -> list[State]:
+    """The position before the first move and after each move (each reached by its moves, so
+    that the store can give a position its value from the one before it)."""
+    states = [start.copy()]
+    for move in moves:
+        following = states[-1].copy()
+        following.play(move)
+        states.append(following)
+    return states
+
+
+def assemble_review(
+    states: list[State], moves: list[Move], analyses: dict[int, PositionAnalysis],
+    players: dict[str, str] | None = None,
+) -> Review:
+    """The review of a game from its positions' analyses (by index into ``states``, as far as
+    they go): every move whose positions before and after were analysed, annotated; complete
+    where every position was."""
+    game = states[0].game
+    review = Review(game, states[0].copy(), list(moves), dict(players or {}))
+    review.reviewed = [
         annotate(game, states[index], moves[index], analyses[index], analyses[index + 1])
         for index in sorted(analyses) if index + 1 in analyses and index < len(moves)
     ]
+    review.complete = len(analyses) == len(states)
+    review.final = analyses.get(len(states) - 1) if review.complete else None
+    return review
+
+
+def review_order(states: list[State]) -> list[int]:
+    """The order a review analyses positions in: from the end back to the start, so that the
+    solver meets the small positions first and the large ones find them in its table."""
+    return list(reversed(range(len(states))))
 
 
 def review_game(
     analyst: Analyst, start: State, moves: list[Move], limit: Limit,
     players: dict[str, str] | None = None, progress: Progress | None = None,
 ) -> Review:
-    """Review the game of ``moves`` from ``start``, each position within ``limit``; from the
-    end back to the start, so that the solver meets the small positions first and the large
-    ones find them in its table. Ctrl-C ends it with the moves reviewed so far."""
-    game = start.game
-    states = [start.copy()]
-    for move in moves:
-        following = states[-1].copy()
-        following.play(move)
-        states.append(following)
-    review = Review(game, start.copy(), list(moves), dict(players or {}))
+    """Review the game of ``moves`` from ``start``, each position within ``limit``
+    (:func:`review_order`). Ctrl-C ends it with the moves reviewed so far."""
+    states = positions_of(start, moves)
     analyses: dict[int, PositionAnalysis] = {}
-    total = len(states)
     try:
-        for done, index in enumerate(reversed(range(total)), start=1):
+        for done, index in enumerate(review_order(states), start=1):
             # (each move's value is the next position's: the moves' own values are not needed)
             analyses[index] = analyst.analyse(states[index], limit, moves=False)
             if progress is not None:
-                progress(done, total)
+                progress(done, len(states))
     except KeyboardInterrupt:
-        review.reviewed = _annotated(game, states, moves, analyses)
-        return review
-    review.reviewed = _annotated(game, states, moves, analyses)
-    review.final = analyses.get(total - 1)
-    review.complete = True
-    return review
+        pass
+    return assemble_review(states, moves, analyses, players)
 
 
 def fill_store(

@@ -32,6 +32,7 @@ from typing import Any
 from agon.core.errors import AgonError
 from agon.core.files import user_path
 from agon.core.game import Game, Move, State
+from agon.solve.facts import komi_free
 
 log = logging.getLogger(__name__)
 
@@ -56,8 +57,11 @@ CREATE TABLE IF NOT EXISTS positions (
 
 
 def variant_key(game: Game) -> str:
-    """The variant as a store names it: its game and options, as sorted JSON."""
-    return json.dumps({"game": game.name, "options": game.options()}, sort_keys=True)
+    """The variant as a store names it: its game and options, as sorted JSON; where the komi
+    only shifts every final margin, the variant with komi 0 (:func:`komi_free`), whose
+    entries then serve every komi."""
+    variant, _ = komi_free(game)
+    return json.dumps({"game": variant.name, "options": variant.options()}, sort_keys=True)
 
 
 @dataclass(frozen=True)
@@ -73,33 +77,39 @@ class Entry:
     seconds: float = 0.0
 
     def to_row(self, game: Game, state: State) -> tuple[Any, ...]:
+        """The row of the store (values with the komi left out where :func:`komi_free` says
+        so, as the store keeps them)."""
         name = game.format_move
+        _, komi = komi_free(game)
         moves = None if self.move_values is None else json.dumps(
-            {name(move): value for move, value in self.move_values.items()}
+            {name(move): value + komi for move, value in self.move_values.items()}
         )
         best = json.dumps([name(move) for move in self.best_moves])
         return (
-            variant_key(game), state.position(), self.value, best, moves, self.nodes,
+            variant_key(game), state.position(), self.value + komi, best, moves, self.nodes,
             self.seconds,
         )
 
     @classmethod
     def from_row(cls, game: Game, state: State, row: tuple[Any, ...]) -> Entry | None:
-        """The entry a row holds, checked against the position's legal moves (None: a row
-        that does not fit them, which is then not trusted)."""
+        """The entry a row holds, under ``game``'s komi, checked against the position's legal
+        moves (None: a row that does not fit them, which is then not trusted)."""
         value, best_text, moves_text, nodes, seconds = row
+        _, komi = komi_free(game)
         try:
             legal = set(state.legal_moves())
             best = tuple(game.parse_move(text) for text in json.loads(best_text))
             move_values = None
             if moves_text is not None:
                 named = json.loads(moves_text)
-                move_values = {game.parse_move(text): float(v) for text, v in named.items()}
+                move_values = {
+                    game.parse_move(text): float(v) - komi for text, v in named.items()
+                }
                 if set(move_values) != legal:
                     return None
             if not set(best) <= legal or (legal and not best):
                 return None
-            return cls(float(value), best, move_values, int(nodes), float(seconds))
+            return cls(float(value) - komi, best, move_values, int(nodes), float(seconds))
         except (AgonError, ValueError, TypeError, AttributeError):
             return None
 

@@ -10,13 +10,13 @@ import asyncio
 import json
 import logging
 from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
+from contextlib import asynccontextmanager, suppress
 from importlib import resources
 from typing import Annotated, Any, Literal
 
 from fastapi import FastAPI, Header, Query, Request, WebSocket, WebSocketDisconnect
 from fastapi.exceptions import RequestValidationError
-from fastapi.responses import HTMLResponse, JSONResponse, Response
+from fastapi.responses import HTMLResponse, JSONResponse, RedirectResponse, Response
 from fastapi.routing import APIRoute
 from fastapi.staticfiles import StaticFiles
 from pydantic import BaseModel, Field
@@ -24,20 +24,26 @@ from sqlalchemy.engine import URL
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from agon.core.errors import AgonError, IllegalMove, quoted
+from agon.core.game import State
+from agon.core.records import parse_json
 from agon.core.texts import LANGUAGE_NAMES
 from agon.games import plugins
 from agon.web import pages, views
 from agon.web.arena import Arena, NewGame
 from agon.web.config import ArenaLimits, database_url
-from agon.web.errors import ArenaError, NotFound
+from agon.web.errors import ArenaError, Conflict, NotFound
 from agon.web.guard import BodyLimit, RateLimit, SecurityHeaders, TooManyRequests
 from agon.web.levels import DEFAULT_LEVEL, LEVELS, level_spec
+from agon.web.seats import COLOURS
 from agon.web.store import Store
+from agon.web.study import MAX_POSITION_TEXT, MAX_STUDY_MOVES, Line, read_line, read_record
 
 log = logging.getLogger(__name__)
 
 Token = Annotated[str | None, Header(alias="X-Agon-Token")]
 MAX_LIST = 50
+MAX_RECORD_TEXT = 60_000
+"""The longest record text the study reads (within the request body's limit)."""
 
 
 class NewGameBody(BaseModel):
@@ -50,6 +56,34 @@ class NewGameBody(BaseModel):
 
 class MoveBody(BaseModel):
     move: str = Field(max_length=64)
+
+
+Text64 = Annotated[str, Field(max_length=64)]
+
+
+class LineBody(BaseModel):
+    """A line to study: a variant, a start position (its position text; none: the game's
+    start) and moves from it."""
+
+    game: str = Field(max_length=32)
+    options: dict[str, Any] = Field(default_factory=dict, max_length=16)
+    position: str | None = Field(None, max_length=MAX_POSITION_TEXT)
+    moves: list[Text64] = Field(default_factory=list, max_length=MAX_STUDY_MOVES)
+
+
+class StudyChoicesBody(LineBody):
+    picked: list[Annotated[str, Field(max_length=16)]] = Field(min_length=1, max_length=16)
+    """The board places picked so far, by name, in order."""
+
+
+class ReviewBody(LineBody):
+    players: dict[str, Text64] = Field(default_factory=dict, max_length=2)
+    """Who played Black and White (names shown in the review)."""
+
+
+class RecordBody(BaseModel):
+    record: str = Field(max_length=MAX_RECORD_TEXT)
+    """An Agon record's JSON text, as the arena exports it."""
 
 
 class ErrorBody(BaseModel):
@@ -117,6 +151,7 @@ def create_app(
     _add_error_handlers(app)
     _add_pages(app, arena)
     _add_api(app, arena, RateLimit(limits.games_per_minute))
+    _add_study(app, arena)
     _document_refusals(app)
     app.add_middleware(BodyLimit, max_bytes=limits.body_bytes)
     app.add_middleware(SecurityHeaders)  # (the outermost: on BodyLimit's refusals too)
@@ -176,11 +211,12 @@ def _methods_at(app: FastAPI, path: str) -> list[str]:
     })
 
 
-def _known_game(game: str) -> str:
-    """``game`` if a plugin has it; else :class:`NotFound`, naming the games there are."""
+def _known_game(game: str, what: str = "rules") -> str:
+    """``game`` if a plugin has it; else :class:`NotFound`, naming the games there are
+    ``what`` for."""
     if game not in plugins():
         known = " and ".join(plugins())
-        raise NotFound(f"there are rules for {known}, not for {quoted(game)}")
+        raise NotFound(f"there are {what} for {known}, not for {quoted(game)}")
     return game
 
 
@@ -193,6 +229,23 @@ def _add_pages(app: FastAPI, arena: Arena) -> None:
     async def game_page(game_id: str) -> str:
         loaded = await arena.load(game_id)
         return pages.game_page(game_id, loaded.game.description)
+
+    @app.get("/analysis", response_class=HTMLResponse, include_in_schema=False)
+    async def analysis_page() -> str:
+        return pages.analysis_page(None, "Analysis board")
+
+    @app.get("/analysis/{game_id}", response_class=HTMLResponse, include_in_schema=False)
+    async def game_analysis_page(game_id: str) -> str:
+        loaded = await arena.load(game_id)
+        return pages.analysis_page(game_id, f"{loaded.game.description}: review")
+
+    @app.get("/puzzles", include_in_schema=False)
+    async def puzzles_first() -> Response:
+        return RedirectResponse(f"/puzzles/{next(iter(plugins()))}", status_code=303)
+
+    @app.get("/puzzles/{game}", response_class=HTMLResponse, include_in_schema=False)
+    async def puzzles_page(game: str) -> str:
+        return pages.puzzles_page(_known_game(game.lower(), "puzzles"))
 
     @app.get("/rules/{game}", response_class=HTMLResponse, include_in_schema=False)
     async def rules_page(request: Request, game: str, lang: str | None = None) -> Response:
@@ -309,6 +362,14 @@ def _add_api(app: FastAPI, arena: Arena, new_games: RateLimit) -> None:
         """The computer's suggestion for the player to move (players only, on their turn)."""
         return await arena.hint(game_id, token)
 
+    @app.get("/api/games/{game_id}/review", responses=refusals(404, 409, 429))
+    async def review(request: Request, game_id: str) -> dict[str, Any]:
+        """The review of a game that is over, move by move (for its players and watchers
+        alike): ``status`` ``running`` (``done`` of ``total`` positions), ``done`` (with
+        ``review``) or ``failed``. The first request starts it (counted against the client's
+        reviews a minute); later ones, from anyone, share it."""
+        return await arena.review(game_id, _client(request))
+
     @app.get("/api/games/{game_id}/record", responses=refusals(404))
     async def record(game_id: str) -> Response:
         """The game record (Agon record JSON, replayable with ``agon replay``)."""
@@ -351,6 +412,157 @@ def _add_api(app: FastAPI, arena: Arena, new_games: RateLimit) -> None:
             pass
         finally:
             arena.hub.leave(game_id, socket)
+
+
+def _client(request: Request | WebSocket) -> str:
+    return request.client.host if request.client else ""
+
+
+def _line(body: LineBody) -> Line:
+    return read_line(body.game, body.options, body.position, list(body.moves))
+
+
+def _add_study(app: FastAPI, arena: Arena) -> None:
+    study = arena.study
+
+    @app.post("/api/study/position", responses=refusals(404, 413, 422))
+    async def study_position(body: LineBody) -> dict[str, Any]:
+        """The position a line reaches, every move checked by the rules: the board SVG, whose
+        turn it is, the legal moves, the end and the score, and the position's text."""
+        line = _line(body)
+        state, movers = line.final()
+        return views.position_view(state, line.start, movers)
+
+    @app.post("/api/study/choices", responses=refusals(404, 409, 413, 422))
+    async def study_choices(body: StudyChoicesBody) -> dict[str, Any]:
+        """What the board places picked so far make in the position a line reaches, as
+        ``GET /api/games/{id}/choices`` answers for a game."""
+        state, _ = _line(body).final()
+        if state.is_over:
+            raise Conflict("the game is over: no move can be made")
+        return views.choices_for(state, list(body.picked))
+
+    @app.post("/api/study/analysis", responses=refusals(404, 413, 422, 429))
+    async def study_analysis(request: Request, body: LineBody) -> dict[str, Any]:
+        """A short analysis of the position a line reaches: its value (Black's margin, komi
+        included; exact where solved) in words, the best moves, every legal move's value where
+        the position is solved, and a line of best play. ``WS /ws/analysis`` refines it."""
+        return await study.analyse(_line(body), _client(request))
+
+    @app.post("/api/study/record", responses=refusals(413))
+    async def study_record(body: RecordBody) -> dict[str, Any]:
+        """An Agon record (its JSON text) read and every move checked: the line it holds, its
+        players and its result."""
+        return read_record(body.record)
+
+    @app.post("/api/study/review", responses=refusals(404, 413, 422, 429))
+    async def study_review(request: Request, body: ReviewBody) -> dict[str, Any]:
+        """The review of a line (an imported game), as ``GET /api/games/{id}/review``: ask
+        again until its ``status`` is ``done``."""
+        players = {colour: body.players.get(colour, "?") for colour in COLOURS}
+        return study.review(_line(body), players, _client(request))
+
+    @app.get("/api/puzzles/{game}", responses=refusals(404))
+    async def puzzle(
+        game: str, after: Annotated[str | None, Query(max_length=100)] = None
+    ) -> dict[str, Any]:
+        """The game's next puzzle (after the one whose key ``after`` gives): its position and
+        goal, not its answer (``status`` ``ready``); or, where the game has none yet, that
+        some are being found (``finding``: ask again) or none were (``none``)."""
+        return await arena.puzzles.next(_known_game(game.lower(), "puzzles"), after)
+
+    @app.post("/api/puzzles/{game}/{key}/moves", responses=refusals(404, 413, 422))
+    async def puzzle_move(game: str, key: str, body: MoveBody) -> dict[str, Any]:
+        """Try a move in a puzzle: whether it is the answer, its exact value in words, and the
+        line that follows it (the answer's to the end, or the refutation), with the board after
+        each of its moves."""
+        return await arena.puzzles.attempt(_known_game(game.lower(), "puzzles"), key, body.move)
+
+    @app.websocket("/ws/analysis")
+    async def analysis_socket(socket: WebSocket) -> None:
+        """Analyses refined round after round: the client sends ``{"type": "analyse", "id",
+        "game", "options", "position"}`` (a new one replaces the last) or ``{"type":
+        "stop"}``; the server sends ``analysis`` messages (``thinking``: more to come),
+        ``stopped``, ``busy`` (over the rate, with ``retry_after``) or ``error``."""
+        await socket.accept()
+        client = _client(socket)
+        sending = asyncio.Lock()
+        current: asyncio.Task[None] | None = None
+
+        async def send(message: dict[str, Any]) -> None:
+            async with sending:
+                await socket.send_json(message)
+
+        async def refine(state: State, request: Any) -> None:
+            try:
+                await study.refine(state, client, send, request)
+            except asyncio.CancelledError:
+                raise
+            except Exception:
+                log.exception("an analysis failed")
+                with suppress(Exception):
+                    await send({"type": "error", "id": request,
+                                "detail": "the analysis failed; please try again"})
+
+        try:
+            while True:
+                message = await socket.receive()
+                if message["type"] == "websocket.disconnect":
+                    return
+                data = message.get("text") or message.get("bytes") or b""
+                if len(data) > arena.limits.message_bytes:
+                    await socket.close(
+                        code=1009,
+                        reason=f"messages are limited to {arena.limits.message_bytes} bytes",
+                    )
+                    return
+                if current is not None:
+                    current.cancel()
+                    current = None
+                request: Any = None
+                try:
+                    kind, request, state = _analysis_request(data)
+                except AgonError as error:
+                    await send({"type": "error", "id": request, "detail": str(error)})
+                    continue
+                if kind == "stop" or state is None:
+                    await send({"type": "stopped", "id": request})
+                    continue
+                current = asyncio.create_task(refine(state, request))
+        except WebSocketDisconnect:
+            pass
+        finally:
+            if current is not None:
+                current.cancel()
+
+
+def _analysis_request(data: str | bytes) -> tuple[str, Any, State | None]:
+    """What a message to ``/ws/analysis`` asks: (``analyse`` or ``stop``, its id, the position
+    to analyse); an AgonError in words where it is not understood."""
+    if isinstance(data, bytes):
+        try:
+            data = data.decode()
+        except UnicodeDecodeError:
+            raise AgonError("messages are JSON text") from None
+    found = parse_json(data, max_depth=4)
+    if not isinstance(found, dict):
+        raise AgonError("a message is a JSON object")
+    request = found.get("id")
+    if not (request is None or type(request) is int or isinstance(request, str)):
+        raise AgonError("'id' is a number or a text")
+    if isinstance(request, str):
+        request = request[:64]
+    kind = found.get("type")
+    if kind == "stop":
+        return "stop", request, None
+    if kind != "analyse":
+        raise AgonError("'type' is 'analyse' or 'stop'")
+    game, options, position = found.get("game"), found.get("options", {}), found.get("position")
+    if not isinstance(game, str) or not isinstance(options, dict) or len(options) > 16:
+        raise AgonError("'game' names a game, 'options' is an object of its options")
+    if position is not None and not isinstance(position, str):
+        raise AgonError("'position' is a position text")
+    return "analyse", request, read_line(game, options, position, []).first
 
 
 async def _ignore_until_closed(socket: WebSocket, max_bytes: int) -> None:

@@ -8,6 +8,7 @@ it. The computer's turns are played by :class:`~agon.web.thinking.Computer`.
 from __future__ import annotations
 
 import asyncio
+import logging
 import math
 import secrets
 import time
@@ -20,12 +21,13 @@ from agon.core.errors import quoted
 from agon.core.game import Move, State
 from agon.core.records import GameRecord
 from agon.games import make_game
-from agon.web import views
+from agon.web import analysts, views
 from agon.web.config import ArenaLimits
 from agon.web.errors import ArenaError, Conflict, Forbidden, NotFound
 from agon.web.guard import RateLimit, TooManyRequests
 from agon.web.hub import Hub
-from agon.web.levels import HINT_SPECS, first_available, level_spec
+from agon.web.levels import first_available, level_spec
+from agon.web.puzzles import Puzzles
 from agon.web.replay import Loaded, replay
 from agon.web.seats import (
     COLOURS,
@@ -38,9 +40,14 @@ from agon.web.seats import (
     undo_refusal,
 )
 from agon.web.store import Outcome, StaleGame, Store
-from agon.web.thinking import Computer
+from agon.web.study import MAX_STUDY_MOVES, Line, Study
+from agon.web.thinking import Computer, SideWork
+
+log = logging.getLogger(__name__)
 
 Mode = Literal["computer", "local", "friend"]
+HINT_SECONDS = 1.0
+"""How long the analyst looks for a hint."""
 REFRESH_SECONDS = 2.0
 """How often a watched game is read again, for the changes other server processes make."""
 SWEEP_SECONDS = 60.0
@@ -88,7 +95,11 @@ class Arena:
         self.limits = limits or ArenaLimits()
         self._locks: dict[str, asyncio.Lock] = defaultdict(asyncio.Lock)
         self._hints = RateLimit(self.limits.hints_per_minute)
-        self._hints_thinking = 0
+        self.side_work = SideWork(workers, {
+            "hint": self.limits.hints_at_once, "analysis": self.limits.analyses_at_once,
+        })
+        self.study = Study(self.computer, self.side_work, self.limits)
+        self.puzzles = Puzzles(self.computer, self.side_work)
         self._swept = -math.inf
 
     # --- lifecycle ----------------------------------------------------------------------------
@@ -99,6 +110,8 @@ class Arena:
         self.computer.start()
 
     async def close(self) -> None:
+        self.study.close()
+        self.puzzles.close()
         self.computer.close()
         self.store.close()
 
@@ -228,23 +241,58 @@ class Arena:
         return views.choices_view(await self.load(game_id), picked)
 
     async def hint(self, game_id: str, token: str | None) -> dict[str, Any]:
-        """The computer's suggestion, in games against it only (never help against a person),
-        a few a minute for each game, and :attr:`ArenaLimits.hints_at_once` at a time in the
-        whole arena, so that hints never keep the computer from its own turns."""
+        """The best move the analyst finds in :data:`HINT_SECONDS` (exact where the store or
+        the solver has it) and its value in words, in games against the computer only (never
+        help against a person), a few a minute for each game, and
+        :attr:`ArenaLimits.hints_at_once` at a time in the whole arena (with the analyses, never
+        the last worker), so that hints never keep the computer from its own turns."""
         loaded = await self.load(game_id)
         require_turn(loaded, token)
         if loaded.stored.mode != "computer":
             raise Forbidden("hints are given only in games against the computer")
-        if self._hints_thinking >= self.limits.hints_at_once:
-            raise TooManyRequests("the computer is busy with other hints: try again soon", 2)
+        busy = "the computer is busy with other hints: try again soon"
+        if self.side_work.busy("hint"):
+            raise TooManyRequests(busy, 2)
         self._hints.take(game_id, "hints for this game")
-        self._hints_thinking += 1
-        try:
-            spec = first_available(HINT_SPECS)
-            analysis = await self.computer.analyse(loaded, spec)
-        finally:
-            self._hints_thinking -= 1
-        return views.hint_view(loaded, spec, analysis)
+        stored = loaded.stored
+        async with self.side_work.slot("hint", refusal=busy):
+            try:
+                found = await self.computer.run(
+                    analysts.hint, stored.game, stored.options, list(stored.moves), HINT_SECONDS
+                )
+            except Exception:
+                log.exception("a hint failed in game %s", game_id)
+                found = await self._plain_hint(loaded)
+        return views.hint_view(loaded, found)
+
+    async def _plain_hint(self, loaded: Loaded) -> dict[str, Any]:
+        """A hint where the analyst failed: the first level's agent's move, of no known value."""
+        spec = first_available(("greedy", "random"))
+        move = (await self.computer.analyse(loaded, spec))["move"]
+        return {
+            "move": move, "value": None, "exact": False, "value_text": "no value known",
+            "short": "?", "pv": [move], "source": spec,
+        }
+
+    async def review(self, game_id: str, client: str) -> dict[str, Any]:
+        """The review of a game that is over (its players' and its watchers' alike): made, being
+        made, or started now (see :meth:`Study.review`)."""
+        loaded = await self.load(game_id)
+        if loaded.active:
+            raise Conflict("the game is still being played: it can be reviewed once it is over")
+        state = loaded.state
+        line = Line(loaded.game, None, loaded.game.new_state(), list(state.history))
+        if len(line.moves) > MAX_STUDY_MOVES:
+            raise ArenaError(
+                f"the game has {len(line.moves):,} moves: reviews take at most "
+                f"{MAX_STUDY_MOVES:,}"
+            )
+        players = {
+            colour: views.player_label(loaded.stored, colour) for colour in COLOURS
+        }
+        found = self.study.review(line, players, client)
+        found["game_id"] = game_id
+        return found
 
     async def record(self, game_id: str) -> GameRecord:
         loaded = await self.load(game_id)

@@ -76,6 +76,21 @@ class ArenaLimits:
     always have a worker."""
     idle_days: float = 7.0
     """An unfinished game with no move for this many days is over, as abandoned."""
+    analyses_per_minute: int = 120
+    """Positions one client address may have analysed a minute (each step of the analysis
+    board it asks about, each short analysis)."""
+    analyses_at_once: int = 1
+    """Analyses (a position's, or one position of a review) being thought out at once in the
+    whole arena. Hints and analyses together never take the last worker where there are two
+    or more, so that the computer's own turns always have one."""
+    reviews_per_minute: int = 6
+    """Reviews of games one client address may start a minute (a review already made, or
+    being made, is shared and not counted)."""
+    analysis_seconds: float = 30.0
+    """The longest the engine refines one position for the analysis board."""
+    review_seconds: float = 120.0
+    """The longest a review of one game thinks in all (each position gets its share, at most
+    a second)."""
 
     @classmethod
     def from_environment(cls, **given: float | None) -> ArenaLimits:

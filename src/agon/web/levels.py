@@ -30,9 +30,6 @@ LEVELS: tuple[Level, ...] = (
 LEVELS_BY_KEY = {level.key: level for level in LEVELS}
 DEFAULT_LEVEL = "medium"
 
-HINT_SPECS = ("mcts:1s", "alphabeta:1s", "greedy", "random")
-"""The agent that gives hints: a second of good search where the registry has one."""
-
 
 def first_available(specs: tuple[str, ...]) -> str:
     """The first spec whose agent the registry has (checked by name: building one compiles)."""

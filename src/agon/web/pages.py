@@ -38,7 +38,8 @@ def layout(title: str, body: str, *, script: str | None = None, nav: str = "") -
     script_tag = (
         f'<script type="module" src="/static/{html.escape(script)}"></script>' if script else ""
     )
-    links = [("/", "Play", "play")] + [
+    links = [("/", "Play", "play"), ("/analysis", "Analysis", "analysis"),
+             ("/puzzles", "Puzzles", "puzzles")] + [
         (f"/rules/{name}", f"{found.title} rules", name) for name, found in plugins().items()
     ]
     nav_html = "".join(
@@ -60,6 +61,27 @@ def lobby_page() -> str:
 def game_page(game_id: str, title: str) -> str:
     body = _template("game.html").substitute(game_id=html.escape(game_id))
     return layout(f"{title} — Agon", body, script="game.js")
+
+
+def analysis_page(game_id: str | None, title: str) -> str:
+    """The analysis board: of the arena's game ``game_id`` (its review), else of a record
+    imported or a position set up on the page."""
+    body = _template("analysis.html").substitute(game_id=html.escape(game_id or ""))
+    return layout(f"{title} — Agon", body, script="analysis.js", nav="analysis")
+
+
+def puzzles_page(game_name: str) -> str:
+    """The puzzles of a game, one after the other (the page asks the API for them)."""
+    found = plugin(game_name)
+    tabs = "".join(
+        f'<a href="/puzzles/{name}"{_CURRENT if name == game_name else ""}>'
+        f"{html.escape(other.title)}</a>"
+        for name, other in plugins().items()
+    )
+    body = _template("puzzles.html").substitute(
+        game=html.escape(game_name), title=html.escape(found.title), tabs=tabs
+    )
+    return layout(f"{found.title} puzzles — Agon", body, script="puzzles.js", nav="puzzles")
 
 
 def error_page(title: str, message: str) -> str:

@@ -8,19 +8,27 @@ import hashlib
 import logging
 import multiprocessing
 import os
+from collections import deque
+from collections.abc import AsyncIterator, Callable
 from concurrent.futures import BrokenExecutor, Executor, ProcessPoolExecutor, ThreadPoolExecutor
-from typing import Any, Protocol
+from contextlib import asynccontextmanager
+from typing import Any, Protocol, TypeVar
 
 from agon.core.errors import AgonError
 from agon.core.game import Move
 from agon.core.workers import die_with_parent
 from agon.search.registry import make_agent
+from agon.web.guard import TooManyRequests
 from agon.web.levels import think, warm_up
 from agon.web.replay import Loaded
 
 log = logging.getLogger(__name__)
 
 THINKING_TIMEOUT_S = 120.0
+SIDE_WORK_POLL_S = 0.1
+"""How often work waiting for a worker (a review's next position) asks again."""
+
+T = TypeVar("T")
 
 
 class GameAccess(Protocol):
@@ -126,29 +134,84 @@ class Computer:
             if self._thinking.get(game_id) is asyncio.current_task():
                 del self._thinking[game_id]
 
+    async def run(
+        self, function: Callable[..., T], *arguments: Any, timeout: float = THINKING_TIMEOUT_S
+    ) -> T:
+        """``function(*arguments)`` thought out in the worker pool (a plain top-level function
+        of plain values). A pool broken by a dead worker (killed, out of memory) is started
+        afresh and the call made once more; a second break is raised."""
+        loop = asyncio.get_running_loop()
+        for attempt in range(2):
+            executor = self.executor
+            try:
+                return await asyncio.wait_for(
+                    loop.run_in_executor(executor, function, *arguments), timeout
+                )
+            except BrokenExecutor:
+                log.warning("the agents' worker pool broke; starting a new one")
+                if self._executor is executor:
+                    self._executor = None
+                    executor.shutdown(wait=False, cancel_futures=True)
+                if attempt:
+                    raise
+        raise AssertionError("unreachable")
+
     async def analyse(self, loaded: Loaded, spec: str) -> dict[str, Any]:
         """The agent ``spec``'s analysis of the position, thought out in the worker pool; a
         random move where the agent fails."""
         stored = loaded.stored
         seed = seed_for(stored.id, len(stored.moves))
         arguments = (stored.game, stored.options, list(stored.moves), spec, seed)
-        loop = asyncio.get_running_loop()
-        for _attempt in range(2):
-            executor = self.executor
-            try:
-                return await asyncio.wait_for(
-                    loop.run_in_executor(executor, think, *arguments), THINKING_TIMEOUT_S
-                )
-            except BrokenExecutor:
-                # A worker died (killed, out of memory): start a fresh pool and think again.
-                log.warning("the agents' worker pool broke; starting a new one")
-                if self._executor is executor:
-                    self._executor = None
-                    executor.shutdown(wait=False, cancel_futures=True)
-            except Exception:
-                log.exception("agent %s failed in game %s", spec, stored.id)
-                break
+        try:
+            return await self.run(think, *arguments)
+        except Exception:
+            log.exception("agent %s failed in game %s", spec, stored.id)
         log.warning("playing a random move for the computer in game %s", stored.id)
         agent = make_agent("random", loaded.game, seed=seed)
         move = loaded.game.format_move(agent.choose(loaded.state))
         return {"move": move, "value": None, "pv": [], "proven": False, "spec": "random"}
+
+
+class SideWork:
+    """What the workers think out besides the computer's turns (hints, analyses): at most
+    ``at_once[kind]`` of each kind at a time, and all kinds together at most one fewer than
+    the ``workers`` (where there are two or more), so that the computer's own turns always
+    find a worker. Work that waits for a worker gets one in the order it came."""
+
+    def __init__(self, workers: int, at_once: dict[str, int]) -> None:
+        self.total = max(1, workers - 1)
+        self.at_once = dict(at_once)
+        self.running = dict.fromkeys(at_once, 0)
+        self._waiting: deque[object] = deque()
+
+    def busy(self, kind: str) -> bool:
+        return (
+            self.running[kind] >= self.at_once[kind]
+            or sum(self.running.values()) >= self.total
+        )
+
+    @asynccontextmanager
+    async def slot(
+        self, kind: str, refusal: str | None = None, stop: Callable[[], bool] | None = None
+    ) -> AsyncIterator[bool]:
+        """Hold a worker for work of ``kind``: at once, or :class:`TooManyRequests` saying
+        ``refusal`` where one is given; else waits for one, after the work that waited before
+        (yielding False, and taking none, where ``stop`` says to stop waiting)."""
+        if refusal is not None and self.busy(kind):
+            raise TooManyRequests(refusal, 2)
+        if refusal is None:
+            turn = object()
+            self._waiting.append(turn)
+            try:
+                while self.busy(kind) or self._waiting[0] is not turn:
+                    if stop is not None and stop():
+                        yield False
+                        return
+                    await asyncio.sleep(SIDE_WORK_POLL_S)
+            finally:
+                self._waiting.remove(turn)
+        self.running[kind] += 1
+        try:
+            yield True
+        finally:
+            self.running[kind] -= 1

@@ -10,6 +10,7 @@ from typing import Any
 
 from agon.core.errors import quoted
 from agon.core.game import Game, Move, State, format_points
+from agon.core.player import Player
 from agon.games import plugin_of, renderer
 from agon.web.errors import ArenaError
 from agon.web.levels import LEVELS_BY_KEY
@@ -92,6 +93,11 @@ def summary(loaded: Loaded, watchers: int) -> dict[str, Any]:
     }
 
 
+def player_label(stored: StoredGame, colour: str) -> str:
+    """Who sits on a seat, in a few words ("Player", "Computer · Medium")."""
+    return str(_player(stored, colour)["label"])
+
+
 def _player(stored: StoredGame, colour: str) -> dict[str, Any]:
     """Who sits on a seat, in words: a person, or the computer at its level."""
     agent, level_key = stored.agents[colour], stored.levels[colour]
@@ -128,17 +134,46 @@ def board_svg(state: State, highlight: Iterable[int] = ()) -> str:
     )
 
 
-def hint_view(loaded: Loaded, spec: str, analysis: dict[str, Any]) -> dict[str, Any]:
-    """The agent ``spec``'s suggestion (its ``analysis``), with the move lit on the board."""
-    move = loaded.game.parse_move(analysis["move"])
-    value = analysis["value"]
+def hint_view(loaded: Loaded, hint: dict[str, Any]) -> dict[str, Any]:
+    """A hint (:func:`agon.web.analysts.hint`: the move, its value in words from the player's
+    view, the line expected), with the move lit on the board."""
+    move = loaded.game.parse_move(hint["move"])
+    return {**hint, "svg": board_svg(loaded.state, highlight=loaded.game.move_places(move))}
+
+
+def position_view(
+    state: State, start: str | None, movers: list[Player]
+) -> dict[str, Any]:
+    """A position of the analysis board: ``state``, reached from the start position ``start``
+    (None: the game's start) by the moves of its history, played by ``movers``."""
+    game = state.game
+    score = state.score()
+    over = state.is_over
     return {
-        "move": analysis["move"],
-        "value": value,
-        "value_text": None if value is None else f"{value:+.1f}",
-        "pv": analysis["pv"],
-        "spec": spec,
-        "svg": board_svg(loaded.state, highlight=loaded.game.move_places(move)),
+        "game": game.name,
+        "title": game.title,
+        "description": game.description,
+        "variant": game.options(),
+        "start_position": start,
+        "position": state.position(),
+        "moves": [
+            {"ply": ply, "player": mover.label, "text": game.format_move(move)}
+            for ply, (mover, move) in enumerate(zip(movers, state.history, strict=True), start=1)
+        ],
+        "to_move": None if state.to_move is None else state.to_move.label,
+        "status": "over" if over else "active",
+        "result": state.result,
+        "reason": state.end_reason,
+        "score_text": {
+            "black": format_points(score.black),
+            "white": format_points(score.white),
+        },
+        "komi": game.komi,
+        "legal_moves": [] if over else [game.format_move(move) for move in state.legal_moves()],
+        "has_pass": game.pass_move is not None,
+        "click_help": plugin_of(game).click_help,
+        "rules_query": variant_query(game),
+        "svg": board_svg(state),
     }
 
 
@@ -146,7 +181,12 @@ def choices_view(loaded: Loaded, picked: list[str]) -> dict[str, Any]:
     """What the board places picked so far (by name, in order) make: one move (``move``,
     legal or not: playing it explains the rule it breaks), or the places that can come
     next, each legal or not and why (``choices``), or nothing legal (``reason``)."""
-    game, state = loaded.game, loaded.state
+    return choices_for(loaded.state, picked)
+
+
+def choices_for(state: State, picked: list[str]) -> dict[str, Any]:
+    """:func:`choices_view` for any position (the analysis board's, a puzzle's)."""
+    game = state.game
     picking = pick_places(game, state, picked)
     legal_next = [place for place, why in picking.choices.items() if why is None]
     return {

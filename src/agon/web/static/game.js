@@ -177,6 +177,10 @@ function render() {
   document.getElementById("export-link").href = record;
   document.getElementById("game-over-export").href = record;
   document.getElementById("rules-link").href = rulesLink();
+  const review = `/analysis/${encodeURIComponent(gameId)}`;
+  document.getElementById("review-link").href = review;
+  document.getElementById("review-link").hidden = view.status !== "over";
+  document.getElementById("game-over-review").href = review;
 
   if (view.status === "over" && overShownAt !== view.revision) {
     overShownAt = view.revision;
@@ -321,9 +325,9 @@ buttons.hint.addEventListener("click", () => act(async () => {
   clearSelection(false);
   overlay = hint.svg;
   showBoard();
-  const estimate = hint.value_text ? ` — estimated margin ${hint.value_text} for you` : "";
+  const worth = hint.value_text ? ` — ${hint.value_text}` : "";
   const line = hint.pv.length > 1 ? `; expected line ${hint.pv.slice(0, 6).join(" ")}` : "";
-  say(`Hint: ${hint.move}${estimate}${line}.`, "info");
+  say(`Hint: ${hint.move}${worth}${line}.`, "info");
 }));
 
 buttons.resign.addEventListener("click", () => {

@@ -1,6 +1,7 @@
 // The lobby: start a game, resume one of yours, or watch one in progress. The games and their
 // options are the server's (/api/meta): the form is built from them.
 import { api, escapeHtml, rememberSeat, rememberedSeats } from "./api.js";
+import { element, readOptions, refreshConditions, variantFieldset } from "./forms.js";
 
 const form = document.getElementById("new-game");
 const errorBox = document.getElementById("form-error");
@@ -21,17 +22,6 @@ function chosenVariant() {
 
 // --- building the form from the games' options -------------------------------------------------
 
-function element(tag, attributes = {}, children = []) {
-  const made = document.createElement(tag);
-  for (const [name, given] of Object.entries(attributes)) {
-    if (given === null || given === undefined || given === false) continue;
-    if (name === "text") made.textContent = given;
-    else made.setAttribute(name, given === true ? "" : String(given));
-  }
-  made.append(...children);
-  return made;
-}
-
 function gameChoice(name, game) {
   const input = element("input", { type: "radio", name: "game", value: name });
   const body = element("span", { class: "choice-body" }, [
@@ -39,50 +29,6 @@ function gameChoice(name, game) {
     element("small", { text: game.summary }),
   ]);
   return element("label", { class: "choice" }, [input, body]);
-}
-
-/** One option's field: a number, a checkbox, a choice or a text, with its conditions. */
-function optionField(option) {
-  const common = { name: option.name, title: option.help };
-  let field;
-  if (option.kind === "bool") {
-    const box = element("input", { ...common, type: "checkbox", checked: option.default });
-    field = element("label", { class: "check-field" }, [box, ` ${option.label}`]);
-  } else if (option.kind === "choice") {
-    const select = element("select", common, option.choices.map((choice) => {
-      const item = new Option(choice.label, choice.value);
-      item.selected = choice.value === option.default;
-      return item;
-    }));
-    field = element("label", {}, [`${option.label} `, select]);
-  } else {
-    const number = option.kind === "whole" || option.kind === "number";
-    const input = element("input", {
-      ...common,
-      type: number ? "number" : "text",
-      min: option.minimum,
-      max: option.maximum,
-      step: option.kind === "whole" ? 1 : option.step ?? "any",
-      value: option.default,
-      inputmode: option.kind === "whole" ? "numeric" : number ? "decimal" : null,
-    });
-    field = element("label", {}, [`${option.label} `, input]);
-  }
-  if (option.applies_when) {
-    field.dataset.appliesOption = option.applies_when.option;
-    field.dataset.appliesValues = JSON.stringify(option.applies_when.values);
-  }
-  field.dataset.kind = option.kind;
-  return field;
-}
-
-function variantFieldset(name, game) {
-  const fields = element("div", { class: "fields" }, game.options.map(optionField));
-  const hints = game.options.filter((option) => option.kind === "choice")
-    .map((option) => element("p", { class: "hint", "data-hint-for": option.name }));
-  return element("fieldset", { class: "variant", "data-game": name }, [
-    element("legend", { text: `${game.title}: the variant` }), fields, ...hints,
-  ]);
 }
 
 function buildGames() {
@@ -100,29 +46,13 @@ function buildGames() {
 
 // --- the form as the choices change ------------------------------------------------------------
 
-function fieldValue(fieldset, name) {
-  const input = fieldset.querySelector(`[name="${CSS.escape(name)}"]`);
-  if (!input) return undefined;
-  return input.type === "checkbox" ? String(input.checked) : input.value;
-}
-
 function refreshForm() {
   const chosen = chosenVariant();
   for (const block of form.querySelectorAll(".variant")) {
     block.hidden = block !== chosen;
     block.disabled = block !== chosen;
   }
-  if (chosen) {
-    for (const field of chosen.querySelectorAll("[data-applies-option]")) {
-      const values = JSON.parse(field.dataset.appliesValues);
-      field.hidden = !values.includes(fieldValue(chosen, field.dataset.appliesOption));
-    }
-    for (const hint of chosen.querySelectorAll("[data-hint-for]")) {
-      const option = meta.games[chosenGame()].options.find((o) => o.name === hint.dataset.hintFor);
-      const picked = option.choices.find((choice) => choice.value === fieldValue(chosen, option.name));
-      hint.textContent = picked?.description ? `${picked.label}: ${picked.description}` : "";
-    }
-  }
+  if (chosen) refreshConditions(chosen, meta.games[chosenGame()]);
   const opponent = value("opponent");
   form.querySelector(".level-field").hidden = opponent !== "computer";
   form.querySelector(".colour-field").hidden = opponent === "local";
@@ -143,18 +73,7 @@ function fillLevels() {
 
 /** The chosen game's options as the form gives them (fields that do not apply left out). */
 function options() {
-  const chosen = {};
-  const fieldset = chosenVariant();
-  for (const field of fieldset?.querySelectorAll(".fields > label") ?? []) {
-    if (field.hidden) continue;
-    const input = field.querySelector("[name]");
-    if (field.dataset.kind === "bool") chosen[input.name] = input.checked;
-    else if (field.dataset.kind === "whole" || field.dataset.kind === "number") {
-      const text = input.value.trim();
-      if (text !== "") chosen[input.name] = Number(text);
-    } else chosen[input.name] = input.value;
-  }
-  return chosen;
+  return readOptions(chosenVariant());
 }
 
 form.addEventListener("change", refreshForm);
