@@ -71,9 +71,9 @@ def positions(per_ply: int, cache: Path) -> list[str]:
             if state.is_over or ply > 12 or rng.random() < 0.3:
                 continue
             started = time.monotonic()
-            found = fresh(game, cache).analyse(state, Limit(seconds=5.0), moves=False)
+            value = fresh(game, cache).value(state, Limit(seconds=5.0))
             by_ply.setdefault(ply, []).append(time.monotonic() - started)
-            exact_by_ply[ply] = exact_by_ply.get(ply, 0) + found.value.exact
+            exact_by_ply[ply] = exact_by_ply.get(ply, 0) + (value is not None)
     lines = [
         "| ply | positions | exact | median s | slowest s | under 1 s |",
         "|---|---|---|---|---|---|",

@@ -3,7 +3,9 @@ home folder of whoever runs the tests."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -16,3 +18,42 @@ def saved_games_home(
     home = tmp_path_factory.mktemp("agon-home")
     monkeypatch.setenv("AGON_HOME", str(home))
     return home
+
+
+BROWSER_TIMEOUT_MS = 60_000
+"""How long a browser test's page actions wait (a loaded machine is slow, not wrong)."""
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Any]:
+    """Headless Chromium, for a browser test module (``background.launch_chromium``)."""
+    from playwright.sync_api import sync_playwright
+
+    from background import launch_chromium
+
+    with sync_playwright() as playwright:
+        chromium = launch_chromium(playwright)
+        yield chromium
+        chromium.close()
+
+
+@pytest.fixture
+def context(browser: Any) -> Iterator[Any]:
+    """A browser context whose pages must break no rule of the arena's Content-Security-Policy
+    (Chromium reports each violation on the console)."""
+    opened = browser.new_context(viewport={"width": 1280, "height": 900})
+    opened.set_default_timeout(BROWSER_TIMEOUT_MS)
+    violations: list[str] = []
+    opened.on(
+        "console",
+        lambda message: violations.append(message.text)
+        if "Content Security Policy" in message.text else None,
+    )
+    yield opened
+    opened.close()
+    assert not violations, violations
+
+
+@pytest.fixture
+def page(context: Any) -> Any:
+    return context.new_page()

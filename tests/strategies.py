@@ -194,3 +194,16 @@ def records(draw: st.DrawFn) -> str:
     if kind == "garbage":
         text = draw(mutated_texts(text))
     return text
+
+
+def variant_args(game: Game) -> list[str]:
+    """The command line's game and options that make ``game`` (``alak --size 5 …``)."""
+    specs = {option.name: option for option in game.option_specs}
+    args = [game.name]
+    for name, value in game.options().items():
+        option = specs[name]
+        if option.kind == "bool":
+            args.append(option.flag if value else "--no-" + option.flag.removeprefix("--"))
+        else:
+            args += [option.flag, option.text(value)]
+    return args

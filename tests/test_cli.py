@@ -321,14 +321,19 @@ def test_play_help_lists_the_agents() -> None:
 # --- agon replay ---------------------------------------------------------------------------------
 
 
-def test_replay_refuses_bad_records(tmp_path: Path) -> None:
-    assert_refused(agon("replay", str(tmp_path / "missing.json")), "cannot read")
+@pytest.mark.parametrize("command", ["replay", "analyse"])
+def test_commands_that_read_records_refuse_bad_ones(command: str, tmp_path: Path) -> None:
+    assert_refused(agon(command, str(tmp_path / "missing.json")), "cannot read")
     broken = tmp_path / "broken.json"
     broken.write_text("{not json")
-    assert_refused(agon("replay", str(broken)), "not valid JSON")
+    assert_refused(agon(command, str(broken)), "not valid JSON")
+    not_a_record = tmp_path / "list.json"
+    not_a_record.write_text("[1, 2]")
+    assert_refused(agon(command, str(not_a_record)), "a record must be a JSON object")
     illegal = tmp_path / "illegal.json"
     illegal.write_text(json.dumps({"game": "alak", "variant": {"size": 5}, "moves": ["2", "2"]}))
-    assert_refused(agon("replay", str(illegal)), "move 2", "occupied")
+    assert_refused(agon(command, str(illegal)), "move 2", "occupied")
+    assert_refused(agon(command, str(tmp_path)), "directory")
 
 
 def test_replay_steps() -> None:

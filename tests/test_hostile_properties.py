@@ -23,7 +23,14 @@ from agon.cli.solve_commands import TIMED_OUT
 from agon.core.game import Game
 from agon.games import make_game, plugins
 from hostile import TALLY, unclean
-from strategies import HUGE_NUMBERS, move_texts, option_values, positions, records
+from strategies import (
+    HUGE_NUMBERS,
+    move_texts,
+    option_values,
+    positions,
+    records,
+    variant_args,
+)
 
 runner = CliRunner()
 BOUNDED = settings(
@@ -46,19 +53,6 @@ def assert_clean(result: Result, valid: tuple[int, ...] = ()) -> None:
 
 def agon(*args: str, input: str | None = None) -> Result:
     return runner.invoke(app, list(args), input=input)
-
-
-def variant_args(game: Game) -> list[str]:
-    """The command-line options that make ``game``."""
-    specs = {option.name: option for option in game.option_specs}
-    args = [game.name]
-    for name, value in game.options().items():
-        option = specs[name]
-        if option.kind == "bool":
-            args.append(option.flag if value else "--no-" + option.flag.removeprefix("--"))
-        else:
-            args += [option.flag, option.text(value)]
-    return args
 
 
 @given(positions(), st.data())

@@ -159,6 +159,15 @@ def test_a_built_store_serves_the_start_and_its_moves(game: Game, tmp_path: Path
     assert found.source == "store" and found.value.exact
     assert found.value.black == _solved(game, game.new_state())
     assert variant_key(game) in {variant for variant, _ in Store(path, False).variants()}
+    # two moves in: the value is the entry's of the position before it
+    walk = game.new_state()
+    walk.play(walk.legal_moves()[0])
+    if not walk.is_over:
+        walk.play(walk.legal_moves()[-1])
+        assert analyst.stored_value(walk) == (
+            walk.margin if walk.is_over else _solved(game, walk)
+        )
+        assert analyst.value(walk, Limit(seconds=5)) == Value(analyst.stored_value(walk), True)
 
 
 def _after(state: State, move: int) -> State:
@@ -181,6 +190,7 @@ def test_analysis_is_exact_and_agrees_with_the_solver(game: Game, exact: ExactVa
     found = analyst.analyse(start, Limit(seconds=30))
     assert found.value.exact and found.source == "solver"
     assert found.value.black == _solved(game, start)
+    assert Analyst(game).value(start, Limit(seconds=30)) == found.value
     assert found.move_values is not None
     assert set(found.move_values) == set(start.legal_moves())
     assert {m for m, v in found.move_values.items() if v == found.value.black} >= set(

@@ -23,6 +23,7 @@ from agon.core.records import GameRecord
 from agon.games import make_game, plugins
 from agon.study.analysis import Analyst, MoveReview, PositionAnalysis, Review
 from agon.study.values import Judgement, Value, judge
+from strategies import variant_args
 
 runner = CliRunner()
 JUDGEMENTS = {judgement.value for judgement in Judgement}
@@ -49,19 +50,6 @@ def smallest(game_name: str) -> Game:
 
 GAMES = sorted(plugins())
 SMALLEST = {name: smallest(name) for name in GAMES}
-
-
-def variant_args(game: Game) -> list[str]:
-    """The command-line options that make ``game`` (after its name)."""
-    specs = {option.name: option for option in game.option_specs}
-    args = [game.name]
-    for name, value in game.options().items():
-        option = specs[name]
-        if option.kind == "bool":
-            args.append(option.flag if value else "--no-" + option.flag.removeprefix("--"))
-        else:
-            args += [option.flag, option.text(value)]
-    return args
 
 
 def random_game(game: Game, seed: int = 3) -> State:
@@ -267,18 +255,8 @@ def test_analyse_a_position(name: str) -> None:
 # --- bad input ---------------------------------------------------------------------------------
 
 
-def test_bad_records_are_refused_in_one_line(tmp_path: Path) -> None:
-    assert_refused(agon("analyse", str(tmp_path / "missing.json")), "cannot read")
-    broken = tmp_path / "broken.json"
-    broken.write_text("{not json")
-    assert_refused(agon("analyse", str(broken)), "not valid JSON")
-    not_a_record = tmp_path / "list.json"
-    not_a_record.write_text("[1, 2]")
-    assert_refused(agon("analyse", str(not_a_record)), "a record must be a JSON object")
-    illegal = tmp_path / "illegal.json"
-    illegal.write_text(json.dumps({"game": "alak", "variant": {"size": 5}, "moves": ["2", "2"]}))
-    assert_refused(agon("analyse", str(illegal)), "move 2", "occupied")
-    assert_refused(agon("analyse", str(tmp_path)), "directory")
+def test_bad_names_and_options_with_a_record_are_refused_in_one_line(tmp_path: Path) -> None:
+    """(Records that are not records: tests/test_cli.py, for every command that reads them.)"""
     assert_refused(agon("analyse", "nosuchgame"), "neither a game", "nor a record")
     good = write_record(tmp_path / "good.json", random_game(SMALLEST["alak"]))
     assert_refused(agon("analyse", str(good), "--size", "5"), "is a record")

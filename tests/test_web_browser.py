@@ -10,11 +10,11 @@ from typing import Any
 
 import httpx
 import pytest
-from playwright.sync_api import Browser, BrowserContext, Page, expect, sync_playwright
+from playwright.sync_api import Browser, BrowserContext, Page, expect
 
 from agon.core.records import GameRecord
 from agon.games import make_game
-from agon.web.background import BackgroundServer, launch_chromium
+from background import BackgroundServer
 from web_fixtures import replayed
 
 pytestmark = [pytest.mark.browser, pytest.mark.xdist_group("web-browser")]
@@ -29,34 +29,6 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[BackgroundServe
         yield running
 
 
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Browser]:
-    with sync_playwright() as playwright:
-        chromium = launch_chromium(playwright)
-        yield chromium
-        chromium.close()
-
-
-@pytest.fixture
-def context(browser: Browser) -> Iterator[BrowserContext]:
-    """A browser context whose pages must break no rule of the arena's Content-Security-Policy
-    (Chromium reports each violation on the console)."""
-    opened = browser.new_context(viewport={"width": 1200, "height": 900})
-    opened.set_default_timeout(TIMEOUT_MS)
-    violations: list[str] = []
-    opened.on(
-        "console",
-        lambda message: violations.append(message.text)
-        if "Content Security Policy" in message.text else None,
-    )
-    yield opened
-    opened.close()
-    assert not violations, violations
-
-
-@pytest.fixture
-def page(context: BrowserContext) -> Page:
-    return context.new_page()
 
 
 def seat_of(page: Page) -> tuple[str, str | None]:

@@ -16,9 +16,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from agon.web import arena as arena_module
-from agon.web.background import BackgroundServer
 from agon.web.config import ArenaLimits
 from agon.web.guard import RateLimit, TooManyRequests
+from background import BackgroundServer
 from web_fixtures import TestClient, start_game
 
 pytestmark = pytest.mark.xdist_group("web")

@@ -11,7 +11,7 @@ import httpx
 import pytest
 from playwright.sync_api import Page, expect, sync_playwright
 
-from agon.web.background import launch_chromium
+from background import launch_chromium
 from web_fixtures import ArenaProcess
 
 pytestmark = [pytest.mark.browser, pytest.mark.xdist_group("web-browser")]

@@ -12,9 +12,9 @@ from typing import Any
 
 import httpx
 import pytest
-from playwright.sync_api import Browser, BrowserContext, Page, expect, sync_playwright
+from playwright.sync_api import Page, expect
 
-from agon.web.background import BackgroundServer, launch_chromium
+from background import BackgroundServer
 
 pytestmark = [pytest.mark.browser, pytest.mark.xdist_group("web-browser")]
 
@@ -43,33 +43,6 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[BackgroundServe
             yield running
 
 
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Browser]:
-    with sync_playwright() as playwright:
-        chromium = launch_chromium(playwright)
-        yield chromium
-        chromium.close()
-
-
-@pytest.fixture
-def context(browser: Browser) -> Iterator[BrowserContext]:
-    """A browser context whose pages must break no rule of the Content-Security-Policy."""
-    opened = browser.new_context(viewport={"width": 1280, "height": 900})
-    opened.set_default_timeout(TIMEOUT_MS)
-    violations: list[str] = []
-    opened.on(
-        "console",
-        lambda message: violations.append(message.text)
-        if "Content Security Policy" in message.text else None,
-    )
-    yield opened
-    opened.close()
-    assert not violations, violations
-
-
-@pytest.fixture
-def page(context: BrowserContext) -> Page:
-    return context.new_page()
 
 
 def finished_game(server: BackgroundServer, moves: tuple[str, ...] = GAME) -> dict[str, Any]:

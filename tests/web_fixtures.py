@@ -23,8 +23,8 @@ with warnings.catch_warnings():
     from fastapi.testclient import TestClient
 
 from agon.web.app import create_app
-from agon.web.background import free_port
 from agon.web.config import ArenaLimits
+from background import free_port
 
 
 class Seat:

@@ -20,7 +20,9 @@ import httpx
 
 from agon.core.game import State
 from agon.games import make_game
-from agon.web.background import BackgroundServer, launch_chromium
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "tests"))
+from background import BackgroundServer, launch_chromium
 
 VIEWPORT = {"width": 1280, "height": 860}
 PHONE = {"width": 390, "height": 844}

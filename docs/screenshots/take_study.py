@@ -20,7 +20,9 @@ from pathlib import Path
 import httpx
 
 from agon.games import make_game
-from agon.web.background import BackgroundServer, launch_chromium
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "tests"))
+from background import BackgroundServer, launch_chromium
 
 VIEWPORT = {"width": 1280, "height": 800}
 GAME = {"game": "alak", "options": {"size": 9}}

@@ -117,6 +117,8 @@ def fail(message: str, code: int = 2) -> NoReturn:
     raise typer.Exit(code)
 
 
+INTERRUPTED = 130
+"""The shell's status for a program ended by Ctrl-C."""
 MAX_WORKERS = 256
 """The most worker processes a command starts (``--jobs``)."""
 MAX_GAMES = 1_000_000

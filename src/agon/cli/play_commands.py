@@ -17,6 +17,7 @@ import typer
 from rich.console import Console
 
 from agon.cli.common import (
+    INTERRUPTED,
     GameArg,
     GameOptions,
     Terminated,
@@ -52,7 +53,6 @@ if TYPE_CHECKING:
     from agon.study.analysis import Analyst, Review
 
 HUMAN = "human"
-INTERRUPTED = 130  # the shell's status for a program ended by Ctrl-C
 HINT_SECONDS = 2.0
 """How long a hint thinks."""
 REVIEW_SECONDS = 1.0

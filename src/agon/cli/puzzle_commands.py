@@ -12,6 +12,7 @@ from typing import Annotated
 import typer
 
 from agon.cli.common import (
+    INTERRUPTED,
     MAX_GAMES,
     GameArg,
     GameOptions,
@@ -95,7 +96,7 @@ def puzzles(
                     )
     except KeyboardInterrupt:
         typer.echo(f"interrupted: {found} puzzles kept in {folder}", err=True)
-        raise typer.Exit(130) from None
+        raise typer.Exit(INTERRUPTED) from None
     except AgonError as error:
         fail(str(error), 1)
     minutes = (time.monotonic() - started) / 60

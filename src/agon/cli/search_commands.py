@@ -11,6 +11,7 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from agon.cli.common import (
+    INTERRUPTED,
     MAX_GAMES,
     MAX_WORKERS,
     GameArg,
@@ -25,8 +26,6 @@ from agon.core.errors import AgonError, quoted
 from agon.search.match import GameSummary, MatchReport, run_match
 from agon.search.registry import AGENTS, parse_spec
 from agon.search.variants import MEASURES, bench_variants, verify_variants
-
-INTERRUPTED = 130  # the shell's status for a program ended by Ctrl-C
 
 AGENT_HELP = (
     f"Agent spec NAME[:BUDGET]; agents: {', '.join(AGENTS)}; budgets like 2s, 500ms (per move) "

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 
 from agon.cli.common import (
+    INTERRUPTED,
     MAX_GAMES,
     MAX_WORKERS,
     GameArg,
@@ -42,7 +43,6 @@ if TYPE_CHECKING:
 # The solver's modules are imported by the commands that run it (and compile or load its
 # kernels), not here: every other command starts without them.
 
-INTERRUPTED = 130  # the shell's status for a program ended by Ctrl-C
 TIMED_OUT = 124  # timeout(1)'s status for a command that ran past its limit
 
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print one JSON object.")]

@@ -17,6 +17,7 @@ from rich.table import Table
 from rich.text import Text
 
 from agon.cli.common import (
+    INTERRUPTED,
     GameOptions,
     build_game,
     fail,
@@ -45,7 +46,6 @@ if TYPE_CHECKING:
 # The solver and the engine are imported by the commands that run them (agon.study.analysis
 # loads their kernels), not here: `agon --help` starts without them.
 
-INTERRUPTED = 130  # the shell's status for a program ended by Ctrl-C
 DEFAULT_LIMIT = "2s"
 MAX_LIMIT_SECONDS = 600.0
 """The longest time ``--limit`` gives one position."""

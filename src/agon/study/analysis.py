@@ -27,6 +27,9 @@ ENGINE = "alphabeta"
 """The agent whose estimates stand where the solver does not finish."""
 EXACT_SHARE = 0.5
 """The share of a position's limit the solver has before the engine takes the rest."""
+STORED_VALUE_SHARE = 0.25
+"""The same, where the store holds the position's value (the solver looks only for its best
+moves)."""
 LINE_SHARE = 0.1
 """The share of a position's limit its line of best play may take, where the value is exact
 (at most :data:`LINE_SECONDS`): the store's moves cost nothing, the solver's may cost much."""
@@ -126,6 +129,23 @@ class Analyst:
             nodes=entry.nodes,
         )
 
+    def value(self, state: State, limit: Limit) -> Value | None:
+        """Only the exact value of ``state``: the store's (its own entry, or the entry of the
+        position before it), else the solver's within ``limit`` (None where it runs out)."""
+        found = self.known(state, moves=False)
+        if found is not None:
+            return found.value
+        stored = self.stored_value(state)
+        if stored is not None:
+            return Value(stored, True)
+        try:
+            return Value(self.solver.margin(state, limit) - (self.solver.reported_komi or 0.0),
+                         True)
+        except SolveInterrupted as stop:
+            if not stop.timed_out and not self.stop_requested():
+                raise KeyboardInterrupt from None
+            return None
+
     def stored_value(self, state: State) -> float | None:
         """The exact value of ``state`` that the store holds among the moves' values of the
         position before it (where ``state`` was reached by a move), else None."""
@@ -187,13 +207,15 @@ class Analyst:
         ``limit`` (every move's value too, where ``moves``), else the engine's estimate in the
         time left. Exact analyses get a line of best play within the time left."""
         spending = limit.start()
-        exact_limit = _share(limit, EXACT_SHARE)
+        # (where the store knows the value already, the solver looks for the best moves in a
+        # smaller share, and the engine's choice stands for them if it does not find them)
+        stored = None if self.known(state, moves) is not None else self.stored_value(state)
+        exact_limit = _share(limit, EXACT_SHARE if stored is None else STORED_VALUE_SHARE)
         found = self.solve(state, exact_limit, moves)
         if found is None:
             left = spending.seconds_left()
             rest = limit if left is None else Limit(seconds=max(left, 0.01))
             estimate = self.estimate(state, rest)
-            stored = self.stored_value(state)
             if stored is not None:
                 estimate.value, estimate.source = Value(stored, True), "store"
             return estimate

@@ -1,4 +1,5 @@
-"""A real arena server on a free local port, in a background thread (for tests and screenshots)."""
+"""A real arena server on a free local port, in a background thread, and headless Chromium:
+for the browser tests and the screenshot scripts (docs/screenshots), not the program."""
 
 from __future__ import annotations
 
