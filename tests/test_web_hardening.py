@@ -251,3 +251,14 @@ def test_bodies_deep_or_wide_are_refused_cleanly(limited_app_client: TestClient)
     ):
         assert answer.status_code == 400, answer.text
     assert "options" in answer.json()["detail"]
+
+
+@pytest.mark.parametrize("path", ["/", "/analysis", "/rules/{game}", "/puzzles/{game}"])
+def test_pages_answer_head_as_get_without_a_body(limited: TestClient, path: str) -> None:
+    """(HEAD / answered 405: link checkers and monitors ask HEAD.)"""
+    from agon.games import names
+
+    path = path.format(game=names()[0])
+    asked = limited.head(path)
+    assert asked.status_code == 200 and asked.content == b""
+    assert asked.headers["content-type"] == limited.get(path).headers["content-type"]

@@ -9,7 +9,7 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager, suppress
 from importlib import resources
 from typing import Annotated, Any, Literal
@@ -221,20 +221,26 @@ def _known_game(game: str, what: str = "rules") -> str:
 
 
 def _add_pages(app: FastAPI, arena: Arena) -> None:
-    @app.get("/", response_class=HTMLResponse, include_in_schema=False)
+    def page(path: str) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+        """A page's route: GET, and HEAD (a link checker's or a monitor's question)."""
+        return app.api_route(
+            path, methods=["GET", "HEAD"], response_class=HTMLResponse, include_in_schema=False
+        )
+
+    @page("/")
     async def lobby() -> str:
         return pages.lobby_page()
 
-    @app.get("/game/{game_id}", response_class=HTMLResponse, include_in_schema=False)
+    @page("/game/{game_id}")
     async def game_page(game_id: str) -> str:
         loaded = await arena.load(game_id)
         return pages.game_page(game_id, loaded.game.description)
 
-    @app.get("/analysis", response_class=HTMLResponse, include_in_schema=False)
+    @page("/analysis")
     async def analysis_page() -> str:
         return pages.analysis_page(None, "Analysis board")
 
-    @app.get("/analysis/{game_id}", response_class=HTMLResponse, include_in_schema=False)
+    @page("/analysis/{game_id}")
     async def game_analysis_page(game_id: str) -> str:
         loaded = await arena.load(game_id)
         return pages.analysis_page(game_id, f"{loaded.game.description}: review")
@@ -243,11 +249,11 @@ def _add_pages(app: FastAPI, arena: Arena) -> None:
     async def puzzles_first() -> Response:
         return RedirectResponse(f"/puzzles/{next(iter(plugins()))}", status_code=303)
 
-    @app.get("/puzzles/{game}", response_class=HTMLResponse, include_in_schema=False)
+    @page("/puzzles/{game}")
     async def puzzles_page(game: str) -> str:
         return pages.puzzles_page(_known_game(game.lower(), "puzzles"))
 
-    @app.get("/rules/{game}", response_class=HTMLResponse, include_in_schema=False)
+    @page("/rules/{game}")
     async def rules_page(request: Request, game: str, lang: str | None = None) -> Response:
         """The rules of a game, of the variant its options in the query name."""
         variant = pages.rules_variant(_known_game(game), request.query_params)
