@@ -17,7 +17,7 @@ from agon.core.limits import Limit
 from agon.core.player import Player
 from agon.games import make_game, plugins
 from agon.solve.solver import Solver
-from agon.study.analysis import Analyst, fill_store, review_game
+from agon.study.analysis import Analyst, PositionAnalysis, fill_store, review_game
 from agon.study.puzzles import Puzzle, find_puzzles, load_collection, puzzle_of, save_puzzle
 from agon.study.store import Entry, ExactValues, Store, build_store, compact, variant_key
 from agon.study.values import Judgement, Value, describe, judge, judging, outcome_only, short
@@ -236,21 +236,47 @@ def test_a_review_judges_every_move_exactly(game: Game, exact: ExactValues) -> N
     assert black["name"] == "Ann" and black["moves"] == len(moves[::2])
 
 
-@pytest.mark.parametrize("game", GAMES, ids=IDS)
-def test_the_worst_move_is_judged_a_mistake_or_worse(game: Game, exact: ExactValues) -> None:
-    start = game.new_state()
-    analyst = Analyst(game, exact)
-    found = analyst.analyse(start, Limit(seconds=30))
-    assert found.move_values is not None
-    mover = start.to_move
-    assert mover is not None
+def _unequal_moves(game: Game, analyst: Analyst) -> tuple[State, PositionAnalysis] | None:
+    """The first position of a random game of ``game`` whose moves are not all as good."""
+    walk = game.new_state()
+    for move in [*random_game(game, 11), None]:
+        found = analyst.analyse(walk, Limit(seconds=30))
+        if found.move_values and len(set(found.move_values.values())) > 1:
+            return walk, found
+        if move is None:
+            return None
+        walk.play(move)
+    return None
+
+
+@pytest.mark.parametrize("name", sorted(plugins()))
+def test_the_worst_move_is_judged_worse_than_best(name: str, exact: ExactValues) -> None:
+    """In the first position of a random game where the moves are not all as good (on the
+    game's smallest example variant that has one: on some, every move is as good), the worst
+    move is judged by what it gives away, exactly."""
+    plugin = plugins()[name]
+    examples = sorted(
+        (plugin.make(options) for options in plugin.variant_examples or ({},)),
+        key=lambda game: game.num_actions,
+    )
+    found = next(
+        (
+            unequal for game in examples
+            if plugin.solving is not None and plugin.solving.small(game)
+            and (unequal := _unequal_moves(game, Analyst(game, exact))) is not None
+        ),
+        None,
+    )
+    assert found is not None, f"no small example of {name} has a move worse than another"
+    walk, analysis = found
+    mover = walk.to_move
+    assert mover is not None and analysis.move_values is not None
     sign = 1 if mover is Player.BLACK else -1
-    worst = min(found.move_values, key=lambda move: sign * found.move_values[move])  # type: ignore[index]
-    if found.move_values[worst] == found.value.black:
-        pytest.skip("every first move is as good")
-    review = review_game(analyst, start, [worst], Limit(seconds=30))
+    values = analysis.move_values
+    worst = min(values, key=lambda move: sign * values[move])
+    review = review_game(Analyst(walk.game, exact), walk, [worst], Limit(seconds=30))
     assert review.reviewed[0].judgement is not Judgement.BEST
-    assert review.reviewed[0].loss == sign * (found.value.black - found.move_values[worst])
+    assert review.reviewed[0].loss == sign * (analysis.value.black - values[worst]) > 0
 
 
 def test_ctrl_c_keeps_the_moves_reviewed(exact: ExactValues) -> None:
@@ -275,8 +301,7 @@ def test_a_position_too_hard_for_the_limit_gets_an_estimate(exact: ExactValues) 
     game = plugin.make()
     state = game.new_state()
     found = Analyst(game, exact).analyse(state, Limit(seconds=0.2))
-    if found.value.exact:
-        pytest.skip("the default board solves at once")
+    assert not found.value.exact, "the default board solved in 0.2 s: choose a harder one"
     assert found.source == "engine" and len(found.best_moves) == 1
     assert found.principal_variation
 
