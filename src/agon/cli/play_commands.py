@@ -342,7 +342,9 @@ def replay_command(
     ] = False,
     plain: PlainOpt = False,
 ) -> None:
-    """Step through a saved game: Enter next, b back, q quit, a number jumps to that move."""
+    """Step through a saved game: Enter next, b back, q quit, a number jumps to that move.
+    Where the input is not a terminal (a pipe, a file), every position is printed, and what
+    the input holds is not read as keys."""
     try:
         record = load_record(record_file)
     except AgonError as error:

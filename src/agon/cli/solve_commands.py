@@ -184,7 +184,10 @@ def solve(
             help="Go on from the solver's tables saved in this file, if it exists, and save "
             "them there every 30 minutes and when the solve ends or stops, so that a solve too "
             "long for one run goes on in the next. With --jobs, each move's solver keeps its "
-            "own file beside it (FILE-after-MOVE), saved when it ends or runs out of time.",
+            "own file beside it (FILE-after-MOVE), saved when it ends or runs out of time. "
+            "The file holds the whole table, whatever it proved: its size is the table's "
+            "(--table-bits; the game's default is hundreds of megabytes to gigabytes), not the "
+            "work's.",
             show_default=False,
         ),
     ] = None,
