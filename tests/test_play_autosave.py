@@ -343,9 +343,16 @@ COMMAND = [
 PROMPT = b"Black to move> "
 
 
+def hangups_heard() -> None:
+    """In the child: SIGHUP as a terminal's program has it, whatever the test run's own
+    (under ``nohup`` it is ignored, and a program keeps an ignored hangup ignored)."""
+    signal.signal(signal.SIGHUP, signal.SIG_DFL)
+
+
 def start_game() -> subprocess.Popen[bytes]:
     return subprocess.Popen(
-        COMMAND, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE
+        COMMAND, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+        preexec_fn=hangups_heard,
     )
 
 
@@ -388,6 +395,7 @@ def test_closing_the_terminal_ends_the_game_saved(saved_games_home: Path) -> Non
     terminal, its_end = pty.openpty()
 
     def own_terminal() -> None:
+        hangups_heard()
         fcntl.ioctl(0, termios.TIOCSCTTY, 0)
 
     process = subprocess.Popen(
