@@ -464,3 +464,27 @@ def test_an_endless_line_takes_no_memory() -> None:
     assert b"That line is over 4096 bytes: ignored." in out
     assert b"White (random) plays" in out  # the move after the line was read
     assert peak < short_peak + 32 * 1024, (peak, short_peak)
+
+
+def test_a_game_played_in_one_agon_play_is_refused_to_a_second(saved_games_home: Path) -> None:
+    """Two `agon play --resume` of one saved game at once both wrote its file: moves were
+    lost. The second is now told who plays it, and the file keeps the first's moves."""
+    first = start_game()
+    play_one_move(first)  # (saved: two moves)
+    [path] = saved_files(saved_games_home)
+    second = subprocess.run(
+        [*COMMAND[:3], "play", "--resume", str(path), "--plain"], capture_output=True,
+        text=True, timeout=120, check=False, input="quit\n",
+    )
+    assert second.returncode == 2, second.stdout
+    assert f"is being played by another agon play (process {first.pid})" in second.stderr
+    assert "Traceback" not in second.stderr
+    assert first.stdin is not None
+    first.stdin.write(b"quit\n")
+    first.stdin.flush()
+    assert first.wait(timeout=60) == 0
+    # once the first has left, the game goes on in a second
+    resumed = agon(f"play --resume {path} --plain", input="quit\n")
+    assert resumed.exit_code == 0, resumed.output
+    assert "Resuming" in resumed.stdout
+    assert len(json.loads(path.read_text())["moves"]) == 2

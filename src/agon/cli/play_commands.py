@@ -530,6 +530,7 @@ class Session:
         self.state = self.start.copy()
         self.movers = []
         self.started = now_iso()
+        self.autosave.release()
         self.autosave = Autosave(self.autosave.folder)
         self.unannounced = False
         self.screen.say("New game.")
@@ -706,7 +707,16 @@ def play_command(
         if game is None:
             fail(f"say which game to play: {' or '.join(names())} (or --resume, or --list)")
         opening = new_opening(build_game(game, options), position)
-    given = {Player.BLACK: black, Player.WHITE: white}
+    try:
+        run_session(opening, screen, {Player.BLACK: black, Player.WHITE: white}, seed)
+    finally:
+        opening.autosave.release()  # (and the game's lock with it, however the session ends)
+
+
+def run_session(
+    opening: Opening, screen: Screen, given: dict[Player, str | None], seed: int | None
+) -> None:
+    """Play from ``opening`` until the players leave (or a signal ends the session)."""
     agents = choose_agents(opening.state.game, opening.seats, given, seed, screen)
     if sys.stdin.isatty():
         import readline  # noqa: F401  (line editing and history for input())
@@ -742,6 +752,8 @@ def play_command(
             screen.say("\nInterrupted.")
             session.announce()
         raise typer.Exit(INTERRUPTED) from None
+    finally:
+        session.autosave.release()  # (a new game of the session has a file of its own)
 
 
 @dataclass
@@ -776,10 +788,11 @@ def resumed_opening(target: str | None, screen: Screen) -> Opening:
     games folder goes on in its file; a record from elsewhere is not written over, the game
     goes on in a new file of the folder."""
     record, path = resumed_record(target)
-    screen.say(f"Resuming {path}: {len(record.moves)} moves played.")
-    states = record.states()
     folder = games_folder_or_fail()
     in_folder = path.resolve().parent == folder.resolve()
+    autosave = _autosave(folder, path if in_folder else None)
+    screen.say(f"Resuming {path}: {len(record.moves)} moves played.")
+    states = record.states()
     return Opening(
         start=states[0],
         state=states[-1],
@@ -787,8 +800,17 @@ def resumed_opening(target: str | None, screen: Screen) -> Opening:
         seats={player: record.players.get(player.label, "?") for player in Player},
         started=record.started,
         start_position=record.start_position,
-        autosave=Autosave(folder, path if in_folder else None),
+        autosave=autosave,
     )
+
+
+def _autosave(folder: Path, path: Path | None) -> Autosave:
+    """The autosave of a game going on in ``path``, or a one-line refusal where another
+    ``agon play`` is playing it."""
+    try:
+        return Autosave(folder, path)
+    except AgonError as error:
+        fail(str(error))
 
 
 def choose_agents(

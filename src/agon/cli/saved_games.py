@@ -71,11 +71,20 @@ class Autosave:
     the game; the record not yet written is kept, for :meth:`flush` to try again."""
 
     def __init__(self, folder: Path, path: Path | None = None) -> None:
+        """Keep the game in ``path`` (None: a new file of ``folder``, at the first save); a
+        file that another ``agon play`` is playing is refused (:func:`lock_game`)."""
         self.folder = folder
         self.path = path
         self.record: GameRecord | None = None  # the game as last kept
         self.written = True  # whether the file holds it
         self.failing = False
+        self._lock = None if path is None else lock_game(path)
+
+    def release(self) -> None:
+        """Let another ``agon play`` play this game (the session goes on with another)."""
+        if self._lock is not None:
+            os.close(self._lock)
+            self._lock = None
 
     def keep(self, record: GameRecord) -> str | None:
         """Save ``record``; a message to show when saving has just started failing."""
@@ -90,6 +99,7 @@ class Autosave:
         try:
             if self.path is None:
                 self.path = new_game_file(self.folder, self.record.game.name)
+                self._lock = lock_game(self.path)
             save_record(self.record, self.path)
         except (OSError, AgonError) as error:
             if isinstance(error, OSError):
@@ -100,6 +110,36 @@ class Autosave:
         self.written = True
         self.failing = False
         return None
+
+
+def lock_game(path: Path) -> int | None:
+    """Hold ``path``'s game for this process while it plays it: an advisory lock on a hidden
+    file beside it (``.NAME.lock``; the game's own file is replaced at each save), let go when
+    the process ends, however it ends. :class:`AgonError` where another process holds it,
+    naming that process; None where the system has no such locks, or the folder cannot be
+    written (the game is then played unlocked, as before)."""
+    try:
+        import fcntl
+    except ImportError:
+        return None
+    lock = path.with_name(f".{path.name}.lock")
+    try:
+        descriptor = os.open(lock, os.O_RDWR | os.O_CREAT | getattr(os, "O_CLOEXEC", 0), 0o600)
+    except OSError:
+        return None
+    try:
+        fcntl.flock(descriptor, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:
+        holder = os.read(descriptor, 32).decode("ascii", "replace").strip()
+        os.close(descriptor)
+        process = f" (process {holder})" if holder.isascii() and holder.isdigit() else ""
+        raise AgonError(
+            f"{path} is being played by another agon play{process}: go on there, or leave it "
+            "there first (two at once would lose moves)"
+        ) from None
+    os.ftruncate(descriptor, 0)
+    os.write(descriptor, str(os.getpid()).encode())
+    return descriptor
 
 
 @dataclass(frozen=True)
