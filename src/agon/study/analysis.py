@@ -161,9 +161,10 @@ class Analyst:
     def solve(self, state: State, limit: Limit, moves: bool = True) -> PositionAnalysis | None:
         """The exact analysis of ``state`` if the store has it or the solver proves it within
         ``limit`` (None where it runs out of time; Ctrl-C is a ``KeyboardInterrupt``)."""
-        found = self.known(state, moves)
-        if found is not None:
-            return found
+        return self.known(state, moves) or self._search(state, limit, moves)
+
+    def _search(self, state: State, limit: Limit, moves: bool) -> PositionAnalysis | None:
+        """:meth:`solve` by the solver alone (the store is not asked), its answer kept."""
         started = time.monotonic()
         solver = self.solver
         solver.stop_requested = self.stop_requested
@@ -209,9 +210,11 @@ class Analyst:
         spending = limit.start()
         # (where the store knows the value already, the solver looks for the best moves in a
         # smaller share, and the engine's choice stands for them if it does not find them)
-        stored = None if self.known(state, moves) is not None else self.stored_value(state)
-        exact_limit = _share(limit, EXACT_SHARE if stored is None else STORED_VALUE_SHARE)
-        found = self.solve(state, exact_limit, moves)
+        found = self.known(state, moves)
+        stored = None if found is not None else self.stored_value(state)
+        if found is None:
+            exact_limit = _share(limit, EXACT_SHARE if stored is None else STORED_VALUE_SHARE)
+            found = self._search(state, exact_limit, moves)
         if found is None:
             left = spending.seconds_left()
             rest = limit if left is None else Limit(seconds=max(left, 0.01))

@@ -29,6 +29,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from agon.core.compiled import user_cache
 from agon.core.errors import AgonError
 from agon.core.files import user_path
 from agon.core.game import Game, Move, State
@@ -119,9 +120,7 @@ def cache_path() -> Path:
     home = os.environ.get("AGON_HOME")
     if home:
         return user_path(home) / "cache" / "exact.sqlite"
-    cache_home = os.environ.get("XDG_CACHE_HOME", "")
-    base = Path(cache_home) if os.path.isabs(cache_home) else Path.home() / ".cache"
-    return base / "agon" / "exact.sqlite"
+    return user_cache() / "exact.sqlite"
 
 
 class Store:

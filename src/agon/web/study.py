@@ -27,7 +27,13 @@ from agon.core.game import Game, Move, State
 from agon.core.player import Player
 from agon.core.records import GameRecord, parse_json
 from agon.games import make_game, plugins
-from agon.study.analysis import PositionAnalysis, Review, assemble_review, review_order
+from agon.study.analysis import (
+    PositionAnalysis,
+    Review,
+    assemble_review,
+    positions_of,
+    review_order,
+)
 from agon.study.values import describe, json_value
 from agon.web import analysts
 from agon.web.config import ArenaLimits
@@ -76,12 +82,7 @@ class Line:
 
     def states(self) -> list[State]:
         """The position before the first move and after each move."""
-        state = self.first.copy()
-        found = [state.copy()]
-        for move in self.moves:
-            state.play(move)
-            found.append(state.copy())
-        return found
+        return positions_of(self.first, self.moves)
 
     def final(self) -> tuple[State, list[Player]]:
         """The position after every move, and who played each."""
