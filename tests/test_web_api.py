@@ -311,6 +311,33 @@ def test_a_stale_revision_cannot_store_a_second_move(web_db: Path) -> None:
     store.close()
 
 
+def test_a_game_is_read_as_one_moment_while_moves_are_stored(web_db: Path) -> None:
+    """Each read sees a game's row and its moves as they were together: never a move whose
+    revision (and so whose outcome) is not yet there. Reads race a writer for many moves."""
+    store = Store(database_url(str(web_db)))
+    stored = store.create(game_id="moment", game="alak", options={"size": 5}, mode="local",
+                          seats={"black": {"token": "t"}, "white": {"token": "t"}}, host=None)
+    plies = 400
+    seen: list[tuple[int, int]] = []
+
+    def write() -> None:
+        revision = stored.revision
+        for ply in range(1, plies + 1):
+            revision = store.append_move("moment", revision, ply, str(ply), Outcome())
+
+    writer = threading.Thread(target=write)
+    writer.start()
+    while writer.is_alive():
+        for read in (store.load("moment"), *store.recent(None, 5), *store.many(["moment"])):
+            assert read is not None
+            seen.append((read.revision - stored.revision, len(read.moves)))
+    writer.join()
+    store.close()
+    assert all(revisions == moves for revisions, moves in seen), [
+        pair for pair in seen if pair[0] != pair[1]][:5]
+    assert len(seen) > 3  # (the reads did overlap the writes)
+
+
 def test_database_location(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     monkeypatch.delenv("AGON_DB", raising=False)
     monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "data"))

@@ -17,6 +17,7 @@ from sqlalchemy import (
     DateTime,
     ForeignKey,
     Integer,
+    Select,
     String,
     create_engine,
     delete,
@@ -177,14 +178,8 @@ class Store:
         return loaded
 
     def load(self, game_id: str) -> StoredGame | None:
-        with self._sessions() as session:
-            row = session.get(GameRow, game_id)
-            if row is None:
-                return None
-            moves = session.scalars(
-                select(MoveRow.text).where(MoveRow.game_id == game_id).order_by(MoveRow.ply)
-            ).all()
-            return StoredGame.from_row(row, list(moves))
+        games = self._read(select(GameRow.id).where(GameRow.id == game_id))
+        return games[0] if games else None
 
     def revision(self, game_id: str) -> int | None:
         """The game's revision (None if there is no such game): cheap, to notice changes."""
@@ -240,29 +235,37 @@ class Store:
 
     def recent(self, status: str | None, limit: int) -> list[StoredGame]:
         """The most recently changed games (moves included), newest first."""
-        with self._sessions() as session:
-            query = select(GameRow).order_by(GameRow.updated.desc()).limit(limit)
-            if status is not None:
-                query = query.where(GameRow.status == status)
-            return [self._with_moves(session, row) for row in session.scalars(query).all()]
+        wanted = select(GameRow.id).order_by(GameRow.updated.desc()).limit(limit)
+        if status is not None:
+            wanted = wanted.where(GameRow.status == status)
+        return self._read(wanted)
 
     def many(self, game_ids: list[str]) -> list[StoredGame]:
-        with self._sessions() as session:
-            rows = session.scalars(
-                select(GameRow).where(GameRow.id.in_(game_ids)).order_by(GameRow.updated.desc())
-            ).all()
-            return [self._with_moves(session, row) for row in rows]
+        return self._read(select(GameRow.id).where(GameRow.id.in_(game_ids)))
 
     def count(self) -> int:
         with self._sessions() as session:
             return int(session.scalar(select(func.count()).select_from(GameRow)) or 0)
 
-    @staticmethod
-    def _with_moves(session: Any, row: GameRow) -> StoredGame:
-        moves = session.scalars(
-            select(MoveRow.text).where(MoveRow.game_id == row.id).order_by(MoveRow.ply)
-        ).all()
-        return StoredGame.from_row(row, list(moves))
+    def _read(self, wanted: Select[Any]) -> list[StoredGame]:
+        """The games whose ids ``wanted`` selects, with their moves, newest first, read by one
+        statement: two could see a move stored between them (SQLite outside a transaction and
+        PostgreSQL's read committed each read afresh per statement), giving a game still
+        active with its last move played."""
+        ids = wanted.subquery()
+        with self._sessions() as session:
+            rows = session.execute(
+                select(GameRow, MoveRow.text)
+                .join(ids, ids.c.id == GameRow.id)
+                .outerjoin(MoveRow, MoveRow.game_id == GameRow.id)
+                .order_by(GameRow.updated.desc(), GameRow.id, MoveRow.ply)
+            ).all()
+        grouped: dict[str, tuple[GameRow, list[str]]] = {}
+        for row, text in rows:
+            _, moves = grouped.setdefault(row.id, (row, []))
+            if text is not None:
+                moves.append(text)
+        return [StoredGame.from_row(row, moves) for row, moves in grouped.values()]
 
 
 def _changed(outcome: Outcome) -> dict[str, Any]:
