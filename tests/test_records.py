@@ -101,6 +101,17 @@ def test_a_record_from_an_unfinished_game_has_no_result() -> None:
     assert record.replay().position() == state.position()
 
 
+def test_a_resignation_and_an_outcome_left_out() -> None:
+    resigned = load_text(record_text(moves=["3"], result="W+R", reason="Black resigned",
+                                     finished="2026-11-27T10:00:00+00:00"))
+    assert resigned.result == "W+R" and not resigned.replay().is_over
+    final = finished_alternator_game()
+    left_out = load_text(json.dumps({"game": "alternator", "variant": final.game.options(),
+                                     "moves": ["a1-a2", "b2-c2", "pass", "pass"]}))
+    assert left_out.result == final.result and left_out.reason == final.end_reason
+    assert left_out.finished is not None  # (not offered to go on with)
+
+
 def test_defaults_for_optional_fields() -> None:
     record = load_text(json.dumps({"game": "alak"}))
     assert record.moves == []
@@ -145,6 +156,27 @@ def test_defaults_for_optional_fields() -> None:
             r"move 1 .*no pass in the baljeu rules",
         ),
         (record_text(start_position="xx x"), "the start position does not load: .*2 points"),
+        # every field is checked, not only the record's shape
+        (record_text(players={"black": 10**300}), "black player's name must be a string"),
+        (record_text(players={"white": ["Bob"]}), "white player's name must be a string"),
+        (record_text(players={"referee": "Cy"}), "unknown seat 'referee'"),
+        (record_text(players={"black": "A" * 101}), "name is 101 characters long: at most 100"),
+        (record_text(players={"black": "\x1b[2J\x1b]0;title\x07"}), "control character"),
+        (record_text(players={"white": "Bob\u202e"}), "control character"),
+        (record_text(players={"black": "Ann\nB+9"}), "control character"),
+        (record_text(result="\x1b[31mB+9"), "'result' holds a control character"),
+        (record_text(reason="x" * 201), "'reason' is 201 characters long: at most 200"),
+        (record_text(started="not a date"), "'started' must be a date and time in ISO 8601"),
+        (record_text(finished="1e400", result="W+R"), "'finished' must be a date and time"),
+        (record_text(started="9" * 5000), "'started' is 5,000 characters long"),
+        (record_text(start_position="x" * (10**6 + 1)), "characters long: at most"),
+        (record_text(moves=["3", "2", "pass", "pass"], result="B+99", finished="2026-01-01"),
+         r"'result' is 'B\+99', but the moves end the game"),
+        (record_text(moves=["3"], result="B+2", finished="2026-01-01T00:00:00"),
+         "the game is not over after its moves"),
+        (record_text(moves=["3"], finished="2026-01-01T00:00:00"),
+         "'finished' is given but 'result' is not"),
+        (record_text(moves=["3"], result="W+R"), "'result' is given but 'finished' is not"),
     ],
 )
 def test_bad_records_are_refused_with_a_message(text: str, message: str) -> None:

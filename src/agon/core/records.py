@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import re
+import unicodedata
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -17,6 +18,7 @@ from typing import Any
 from agon.core.errors import AgonError, RecordError, quoted, shortened
 from agon.core.files import read_text_limited, replace_file
 from agon.core.game import MAX_POSITION_LENGTH, Game, State
+from agon.core.player import Player
 
 RECORD_FORMAT = "agon-record"
 RECORD_VERSION = 1
@@ -28,6 +30,15 @@ hundreds of thousands of moves)."""
 MAX_JSON_DEPTH = 20
 """The deepest nesting of arrays and objects a JSON document read may have (a record's is
 2): deeper ones are refused before they are parsed, which would take Python's stack."""
+
+MAX_NAME_LENGTH = 100
+MAX_RESULT_LENGTH = 32
+MAX_REASON_LENGTH = 200
+MAX_MOMENT_LENGTH = 64
+"""The longest texts a record's fields hold (a player's name, the result, the reason the game
+ended, a date): longer ones are refused, not shown."""
+RESIGNATION = re.compile(r"[BW]\+R")
+"""A result that ends a game before its rules do: the winner's letter and R."""
 
 GameFactory = Callable[[str, Mapping[str, Any]], Game]
 """Builds a game from its registry name and options (``agon.games.make_game``)."""
@@ -147,9 +158,6 @@ class GameRecord:
         moves = data.get("moves", [])
         if not isinstance(moves, list) or not all(isinstance(m, str) for m in moves):
             raise RecordError("'moves' must be a list of move texts")
-        players = data.get("players") or {"black": "?", "white": "?"}
-        if not isinstance(players, dict):
-            raise RecordError("'players' must be an object with 'black' and 'white'")
         try:
             game = make_game(name, variant)
         except AgonError as error:
@@ -157,15 +165,39 @@ class GameRecord:
         record = cls(
             game=game,
             moves=list(moves),
-            players={str(k): str(v) for k, v in players.items()},
-            start_position=_optional_str(data, "start_position"),
-            started=_optional_str(data, "started") or now_iso(),
-            finished=_optional_str(data, "finished"),
-            result=_optional_str(data, "result"),
-            reason=_optional_str(data, "reason"),
+            players=_players(data.get("players")),
+            start_position=_text_field(data, "start_position", MAX_POSITION_LENGTH),
+            started=_moment_field(data, "started") or now_iso(),
+            finished=_moment_field(data, "finished"),
+            result=_text_field(data, "result", MAX_RESULT_LENGTH),
+            reason=_text_field(data, "reason", MAX_REASON_LENGTH),
         )
-        record.replay()  # refuse a record that breaks the rules, at load time
+        record._check_outcome(record.replay())  # refuse a record that breaks the rules
         return record
+
+    def _check_outcome(self, final: State) -> None:
+        """The record's result agrees with its moves: the rules' result where they ended the
+        game, else none or a resignation; and a game with a result has ended, and the other
+        way round. What is left out where the rules ended the game is theirs (and the game is
+        taken to have finished when it started, so that it is not offered to go on with)."""
+        if final.is_over:
+            if self.result not in (None, final.result):
+                raise RecordError(
+                    f"'result' is {quoted(self.result)}, but the moves end the game "
+                    f"{final.result} ({final.end_reason})"
+                )
+            self.result = final.result
+            self.reason = self.reason or final.end_reason
+            self.finished = self.finished or self.started
+        elif self.result is not None and not RESIGNATION.fullmatch(self.result):
+            raise RecordError(
+                f"'result' is {quoted(self.result)}, but the game is not over after its moves "
+                "(only a resignation, B+R or W+R, ends it early)"
+            )
+        if (self.result is None) != (self.finished is None):
+            given, missing = ("result", "finished") if self.finished is None else (
+                "finished", "result")
+            raise RecordError(f"'{given}' is given but '{missing}' is not: has the game ended?")
 
     @classmethod
     def from_json(cls, text: str, make_game: GameFactory) -> GameRecord:
@@ -218,10 +250,65 @@ def parse_json(text: str, max_depth: int = MAX_JSON_DEPTH) -> Any:
         raise AgonError(f"not JSON Agon reads: {shortened(str(error))}") from None
 
 
-def _optional_str(data: Mapping[str, Any], key: str) -> str | None:
+def _text_field(data: Mapping[str, Any], key: str, max_length: int) -> str | None:
+    """The record's text ``key`` (None if absent): one line of printable characters, of at
+    most ``max_length``, so that showing it cannot rewrite the player's terminal."""
     value = data.get(key)
     if value is None:
         return None
     if not isinstance(value, str):
-        raise RecordError(f"'{key}' must be a string")
-    return value
+        raise RecordError(f"'{key}' must be a string, not {quoted(value)}")
+    return _checked_text(value, f"'{key}'", max_length)
+
+
+def _checked_text(text: str, what: str, max_length: int) -> str:
+    """``text``, refused where longer than ``max_length`` or holding a control character."""
+    if len(text) > max_length:
+        raise RecordError(f"{what} is {len(text):,} characters long: at most {max_length:,}")
+    control = next((char for char in text if _is_control(char)), None)
+    if control is not None:
+        raise RecordError(f"{what} holds a control character ({control!r}): {quoted(text)}")
+    return text
+
+
+def _is_control(char: str) -> bool:
+    """Terminal controls (escape sequences, line breaks, NUL) and the marks that reorder text
+    on screen (bidirectional overrides and isolates)."""
+    return unicodedata.category(char) == "Cc" or char in _BIDI_CONTROLS
+
+
+_BIDI_CONTROLS = frozenset("\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069")
+
+
+def _moment_field(data: Mapping[str, Any], key: str) -> str | None:
+    """The record's date and time ``key`` (None if absent), in ISO 8601."""
+    text = _text_field(data, key, MAX_MOMENT_LENGTH)
+    if text is not None:
+        try:
+            datetime.fromisoformat(text)
+        except ValueError:
+            raise RecordError(
+                f"'{key}' must be a date and time in ISO 8601 (2026-11-27T10:00:00+00:00), "
+                f"not {quoted(text)}"
+            ) from None
+    return text
+
+
+def _players(value: Any) -> dict[str, str]:
+    """The record's players: a name for black and for white (each '?' where unknown)."""
+    if value is None:
+        value = {}
+    if not isinstance(value, dict):
+        raise RecordError("'players' must be an object with 'black' and 'white'")
+    seats = {player.label for player in Player}
+    unknown = sorted(set(value) - seats)
+    if unknown:
+        raise RecordError(f"'players' names an unknown seat {quoted(unknown[0])}: "
+                          "only 'black' and 'white'")
+    players = {}
+    for seat in sorted(seats):
+        name = value.get(seat, "?")
+        if not isinstance(name, str):
+            raise RecordError(f"the {seat} player's name must be a string, not {quoted(name)}")
+        players[seat] = _checked_text(name, f"the {seat} player's name", MAX_NAME_LENGTH)
+    return players
