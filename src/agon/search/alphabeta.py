@@ -35,6 +35,8 @@ EXACT_DEPTH = 1 << 30
 MAX_PLY = 512
 UNLIMITED_NODES = 1 << 62
 """The node limit of an iteration under no limit at all."""
+MAX_VARIATION = 64
+"""The longest principal variation reported."""
 HASH_MULTIPLIER = -7046029254386353131  # 0x9E3779B97F4A7C15 as a signed 64-bit integer
 
 # Transposition table: ``table[index]`` = key, history key, best move, depth * 4 + bound.
@@ -303,7 +305,7 @@ class AlphaBetaAgent(FastAgent):
             # clock's guess was short: search this depth again (the table keeps what was
             # found) with what time is left.
         if best_move is None:  # not even one move searched: take the ordering's favourite
-            best_move = int(self.move_lists[0, 0])
+            best_move = self._favourite(root)
         margin, forced = decode(value)
         proven = complete or forced
         win_rate = None
@@ -319,18 +321,29 @@ class AlphaBetaAgent(FastAgent):
             win_rate=win_rate,
         )
 
-    def _variation(self, state: State, first: Move) -> list[Move]:
-        """The best move, then the table's moves as long as they are legal."""
+    def _favourite(self, root: Array) -> Move:
+        """The legal move that ``move_order`` rates highest. Not ``move_lists[0, 0]``: where no
+        search ran, that row holds another position's moves, or whatever ``np.empty`` found in
+        memory, and playing such a move writes outside the twin's arrays."""
         twin = self.twin
-        line = [first]
+        return max(
+            twin.legal_list(root), key=lambda move: float(twin.move_order(twin.params, root, move))
+        )
+
+    def _variation(self, state: State, first: Move) -> list[Move]:
+        """The best move, then the table's moves, each only if the twin finds it legal where it
+        would be played: the twin's kernels check nothing, and a table's move may be another
+        position's (keys collide)."""
+        twin = self.twin
         array = twin.from_reference(state)
-        twin.play(twin.params, array, first)
-        while twin.end_code(twin.params, array) == 0 and len(line) < 64:
+        line: list[Move] = []
+        move = first
+        while len(line) < MAX_VARIATION and move in twin.legal_list(array):
+            line.append(move)
+            twin.play(twin.params, array, move)
+            if twin.end_code(twin.params, array) != 0:
+                break
             move = table_move(
                 self.table, twin.key(twin.params, array), twin.history_key(twin.params, array)
             )
-            if move < 0 or move not in twin.legal_list(array):
-                break
-            line.append(move)
-            twin.play(twin.params, array, move)
         return line
