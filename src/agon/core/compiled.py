@@ -8,6 +8,12 @@ arrays: wrong results, silently. So each version of the sources gets a cache fol
 named by a fingerprint of the kernel layers' sources taken as the package is imported: a
 process compiles into, and loads from, only the folder of the code it runs (deleting one
 cache when the sources change left a race: docs/changelog.md).
+
+A cache file that is torn, emptied or overwritten (by a crash of the machine, a failing disk, a
+tool that copied the folder) makes Numba raise each time it loads that kernel, in every later
+run; so a kernel that cannot be loaded from one of Agon's folders is compiled afresh instead,
+and the folder deleted and made again, once in a process, saying so
+(:func:`rebuild_damaged_caches`).
 """
 
 from __future__ import annotations
@@ -17,7 +23,9 @@ import os
 import shutil
 import sys
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 CACHE_PREFIX = "numba-"
 """The start of a cache folder's name; the rest is the start of the sources' fingerprint."""
@@ -30,6 +38,8 @@ KERNEL_LAYERS = ("core", "games", "search", "solve")
 """The subpackages kernels live in, and all they can import (interfaces come after them)."""
 
 _imported: dict[Path, str] = {}
+_rebuilt: set[Path] = set()
+"""The cache folders this process found damaged (it deletes each at most once)."""
 
 
 def sources_fingerprint(package: Path) -> str:
@@ -96,6 +106,32 @@ def cache_by_sources(package: Path) -> Path | None:
     return folder
 
 
+def rebuild_damaged_caches() -> None:
+    """Have a kernel that cannot be loaded from one of Agon's cache folders (:data:`MARK`),
+    where Numba raises, in this run and every later one, compiled afresh instead: the folder is
+    deleted and made again (:func:`_rebuilt_now`), and the kernel saved into it. What any other
+    folder makes Numba raise is raised as before. Call it once Numba is imported, before any
+    kernel is called (:mod:`agon.core.fast`, which every kernel module imports, does)."""
+    from numba.core.caching import Cache  # (here: importing this module loads no Numba)
+
+    load: Callable[..., Any] = Cache._load_overload
+
+    def load_or_rebuild(cache: Any, signature: Any, target_context: Any) -> Any:
+        try:
+            return load(cache, signature, target_context)
+        except Exception as error:  # (whatever a torn or overwritten file makes Numba raise)
+            folder = Path(cache.cache_path).parent  # (Numba's folder for one source folder)
+            if not (folder.name.startswith(CACHE_PREFIX) and (folder / MARK).is_file()):
+                raise
+            if not _rebuilt_now(folder, type(error).__name__):
+                # not deleted (it could not be, or was already: again could throw away other
+                # processes' new kernels), so compiled and not saved: saving reads the index
+                cache.disable()
+            return None
+
+    Cache._load_overload = load_or_rebuild  # type: ignore[method-assign]
+
+
 def user_cache() -> Path:
     """The user's own cache folder for Agon: ``$XDG_CACHE_HOME/agon``, by default
     ``~/.cache/agon``."""
@@ -119,6 +155,24 @@ def _usable(folder: Path) -> bool:
     except OSError:
         return False
     return True
+
+
+def _rebuilt_now(folder: Path, damage: str) -> bool:
+    """Delete the cache folder ``folder``, damaged (loading a kernel raised ``damage``), and make
+    it again, saying so on stderr, unless this process did already; whether it is empty now."""
+    if folder in _rebuilt:
+        return False
+    _rebuilt.add(folder)
+    shutil.rmtree(folder, ignore_errors=True)
+    rebuilt = not folder.exists() and _usable(folder)
+    outcome = "deleted it: the kernels are compiled again" if rebuilt else (
+        "could not delete it: its damaged kernels are compiled in each run until it is"
+    )
+    print(
+        f"agon: the cache of compiled kernels {folder} is damaged ({damage}); {outcome}",
+        file=sys.stderr, flush=True,
+    )
+    return rebuilt
 
 
 def _last_used(folder: Path) -> float:

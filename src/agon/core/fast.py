@@ -62,7 +62,11 @@ import numpy as np
 import numpy.typing as npt
 from numba import njit
 
+from agon.core.compiled import rebuild_damaged_caches
 from agon.core.game import Game, State
+
+# every kernel module imports this one: from here on a damaged cache is rebuilt, not fatal
+rebuild_damaged_caches()
 
 Array = npt.NDArray[np.int64]
 
