@@ -16,6 +16,7 @@ app = typer.Typer(
 
 def _register_commands() -> None:
     from agon.cli import (
+        engine_command,
         play_commands,
         puzzle_commands,
         search_commands,
@@ -26,7 +27,7 @@ def _register_commands() -> None:
 
     for module in (
         play_commands, study_commands, puzzle_commands, search_commands, solve_commands,
-        serve_command,
+        serve_command, engine_command,
     ):
         module.register(app)
 
