@@ -46,8 +46,9 @@ from agon.core.player import Player
 from agon.core.records import GameRecord, now_iso
 from agon.core.render import player_name
 from agon.games import names, renderer, rules_text
-from agon.search.agent import Agent
-from agon.search.registry import AGENTS, make_agent
+from agon.search.agent import Agent, Forfeit
+from agon.search.registry import AGENTS
+from agon.study.external import ENGINE_SPEC_HELP, is_engine_spec, make_player
 
 if TYPE_CHECKING:
     from agon.study.analysis import Analyst, Review
@@ -83,7 +84,8 @@ def strongest_agent_spec() -> str:
 def _agent_help(colour: str) -> str:
     return (
         f"Who plays {colour}: 'human', or an agent spec NAME[:BUDGET]; agents: "
-        f"{', '.join(AGENTS)}; budgets like 2s, 500ms or 20000 (iterations or nodes)."
+        f"{', '.join(AGENTS)}; budgets like 2s, 500ms or 20000 (iterations or nodes). Or "
+        + ENGINE_SPEC_HELP
     )
 
 
@@ -445,7 +447,13 @@ class Session:
         self.screen.board(self.state)
 
     def computer_turn(self, player: Player, agent: Agent) -> None:
-        move = agent.choose(self.state)
+        try:
+            move = agent.choose(self.state)
+        except Forfeit as forfeit:
+            raise Leave(
+                f"{player_name(player)} ({agent.spec}) forfeits: {forfeit}; the game is left "
+                "unfinished"
+            ) from None
         self.screen.say(f"{player_name(player)} ({agent.spec}) plays {self.game.format_move(move)}")
         self.play(player, move)
 
@@ -754,6 +762,9 @@ def run_session(
         raise typer.Exit(INTERRUPTED) from None
     finally:
         session.autosave.release()  # (a new game of the session has a file of its own)
+        for agent in agents.values():
+            if agent is not None:
+                agent.close()
 
 
 @dataclass
@@ -822,17 +833,28 @@ def choose_agents(
 ) -> dict[Player, Agent | None]:
     """Who plays each side (None: a human): as ``given`` on the command line, else as
     ``seats`` say (the defaults, or a record's players, where a name that is no agent here is
-    a human)."""
+    a human). Another program is started only where the command line names it, never as a
+    record says."""
     agents: dict[Player, Agent | None] = {}
     for player in Player:
         spec = given[player] or seats[player]
         if spec.strip().lower() == HUMAN:
             agents[player] = None
             continue
+        if given[player] is None and is_engine_spec(spec):
+            screen.say(
+                f"{player_name(player)} was {quoted(spec)}: a program is started only where "
+                f"--{player.label} names it, so a human plays."
+            )
+            agents[player] = None
+            continue
         try:
-            agents[player] = make_agent(spec, game, None if seed is None else seed + player)
+            agents[player] = make_player(spec, game, None if seed is None else seed + player)
         except AgonError as error:
             if given[player] is not None:
+                for made in agents.values():
+                    if made is not None:
+                        made.close()
                 fail(f"--{player.label}: {error}")
             screen.say(f"{player_name(player)} was {quoted(spec)}, no agent here: a human plays.")
             agents[player] = None

@@ -24,12 +24,13 @@ from agon.cli.common import (
 )
 from agon.core.errors import AgonError, quoted
 from agon.search.match import GameSummary, MatchReport, run_match
-from agon.search.registry import AGENTS, parse_spec
+from agon.search.registry import AGENTS
 from agon.search.variants import MEASURES, bench_variants, verify_variants
+from agon.study.external import ENGINE_SPEC_HELP, check_player_spec, make_player
 
 AGENT_HELP = (
     f"Agent spec NAME[:BUDGET]; agents: {', '.join(AGENTS)}; budgets like 2s, 500ms (per move) "
-    "or 20000 (MCTS iterations, alpha-beta nodes)."
+    f"or 20000 (MCTS iterations, alpha-beta nodes). Or {ENGINE_SPEC_HELP}"
 )
 
 
@@ -64,6 +65,11 @@ def match_text(report: MatchReport) -> str:
     ]
     if not played:
         return lines[0]
+    lines.extend(
+        f"game {summary.number}: {summary.result}, {summary.end_reason}"
+        for summary in sorted(report.games, key=lambda summary: summary.number)
+        if summary.forfeit
+    )
     score = report.score or 0.0
     lines.append(
         f"A: {report.wins} wins, {report.draws} draws, {report.losses} losses; "
@@ -108,7 +114,7 @@ def match(
     check_count(jobs, "--jobs", 1, MAX_WORKERS)
     for spec in (agent_a, agent_b):
         try:
-            parse_spec(spec)
+            check_player_spec(spec)
         except AgonError as error:
             fail(str(error))
     with _progress() as progress:
@@ -124,7 +130,7 @@ def match(
             )
 
         try:
-            report = run_match(game, agent_a, agent_b, games, jobs, seed, on_game)
+            report = run_match(game, agent_a, agent_b, games, jobs, seed, on_game, make_player)
         except AgonError as error:
             fail(str(error))
     typer.echo(json.dumps(report.to_json()) if as_json else match_text(report))

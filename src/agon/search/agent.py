@@ -62,6 +62,14 @@ class Agent(ABC):
     def reset(self) -> None:  # noqa: B027 - most agents keep nothing between games
         """Forget everything learned in the current game (a new game starts)."""
 
+    def close(self) -> None:  # noqa: B027 - most agents hold nothing outside the process
+        """Let go of what the agent holds outside this process (another program's)."""
+
+
+class Forfeit(AgonError):
+    """An agent that cannot go on with the game (another program that crashed, hung, ran out of
+    time or answered a move the rules forbid): its side loses the game, for the reason given."""
+
 
 class RandomAgent(Agent):
     """Plays uniformly among the legal moves, passing only when nothing else is legal."""

@@ -3,7 +3,9 @@
 Games are played on the reference rules (``State.play`` checks every move), each agent
 thinking on its own. Game ``i`` (from 1) has A as Black when ``i`` is odd. Each agent gets a
 seed derived from the match seed and the game number, so a seeded match with count budgets
-repeats exactly, however many worker processes share the games.
+repeats exactly, however many worker processes share the games. An agent that forfeits
+(:class:`agon.search.agent.Forfeit`: another program that crashed, hung or answered an illegal
+move) loses that game, and the match goes on.
 """
 
 from __future__ import annotations
@@ -16,8 +18,14 @@ from typing import Any
 
 from agon.core.game import Game
 from agon.core.player import Player
+from agon.core.render import player_name
 from agon.core.workers import worker_pool
+from agon.search.agent import Agent, Forfeit
 from agon.search.registry import make_agent
+
+PlayerFactory = Callable[[str, Game, int | None], Agent]
+"""What makes a match's players from their specs, a seed and the game (:func:`make_agent` unless
+a caller that knows other kinds of player says)."""
 
 Z_95 = 1.959963984540054
 
@@ -33,6 +41,9 @@ class GameSummary:
     """Black's margin."""
     moves: int
     end_reason: str
+    forfeit: bool = False
+    """Whether the game ended by a forfeit: ``end_reason`` says who forfeited and why; the
+    result is ``B+F`` or ``W+F`` (as SGF writes it) and the margin the least win, 1."""
 
     @property
     def a_margin(self) -> float:
@@ -51,6 +62,7 @@ class GameSummary:
             "margin": self.margin,
             "moves": self.moves,
             "end_reason": self.end_reason,
+            "forfeit": self.forfeit,
         }
 
 
@@ -169,17 +181,41 @@ def agent_seed(match_seed: int, number: int, which: str) -> int:
     return random.Random(f"{match_seed}:{number}:{which}").getrandbits(63)
 
 
-def play_game(game: Game, spec_a: str, spec_b: str, number: int, match_seed: int) -> GameSummary:
-    """Play game ``number`` of a match (A is Black when ``number`` is odd)."""
+def play_game(
+    game: Game,
+    spec_a: str,
+    spec_b: str,
+    number: int,
+    match_seed: int,
+    make_player: PlayerFactory = make_agent,
+) -> GameSummary:
+    """Play game ``number`` of a match (A is Black when ``number`` is odd). The players are
+    made for this game alone, and closed at its end however it ends."""
     a_colour = Player.BLACK if number % 2 == 1 else Player.WHITE
-    agent_a = make_agent(spec_a, game, agent_seed(match_seed, number, "a"))
-    agent_b = make_agent(spec_b, game, agent_seed(match_seed, number, "b"))
-    players = {a_colour: agent_a, a_colour.other: agent_b}
+    seats = {a_colour: (spec_a, "a"), a_colour.other: (spec_b, "b")}
+    players: dict[Player, Agent] = {}
     state = game.new_state()
-    while not state.is_over:
-        mover = state.to_move
-        assert mover is not None
-        state.play(players[mover].choose(state))
+    mover = Player.BLACK
+    try:
+        for mover, (spec, which) in seats.items():
+            players[mover] = make_player(spec, game, agent_seed(match_seed, number, which))
+        while not state.is_over:
+            assert state.to_move is not None
+            mover = state.to_move
+            state.play(players[mover].choose(state))
+    except Forfeit as forfeit:
+        return GameSummary(
+            number=number,
+            a_colour=a_colour,
+            result=f"{mover.other.letter}+F",
+            margin=1.0 if mover is Player.WHITE else -1.0,
+            moves=len(state.history),
+            end_reason=f"{player_name(mover)} forfeits: {forfeit}",
+            forfeit=True,
+        )
+    finally:
+        for agent in players.values():
+            agent.close()
     return GameSummary(
         number=number,
         a_colour=a_colour,
@@ -190,7 +226,10 @@ def play_game(game: Game, spec_a: str, spec_b: str, number: int, match_seed: int
     )
 
 
-def _play_game_job(job: tuple[Game, str, str, int, int]) -> GameSummary:
+Job = tuple[Game, str, str, int, int, PlayerFactory]
+
+
+def _play_game_job(job: Job) -> GameSummary:
     return play_game(*job)
 
 
@@ -202,16 +241,20 @@ def run_match(
     jobs: int = 1,
     seed: int | None = None,
     on_game: Callable[[GameSummary], None] | None = None,
+    make_player: PlayerFactory = make_agent,
 ) -> MatchReport:
     """Play the match; Ctrl-C stops it and the report holds the games finished so far.
 
     The agent specs are checked (by building the agents once) before any game starts.
+    ``make_player`` must be a module's function where ``jobs`` > 1 (workers receive it).
     """
-    make_agent(spec_a, game)
-    make_agent(spec_b, game)
+    for spec in (spec_a, spec_b):
+        make_player(spec, game, None).close()
     match_seed = seed if seed is not None else random.SystemRandom().getrandbits(63)
     report = MatchReport(game, spec_a, spec_b, games, seed)
-    job_list = [(game, spec_a, spec_b, number, match_seed) for number in range(1, games + 1)]
+    job_list = [
+        (game, spec_a, spec_b, number, match_seed, make_player) for number in range(1, games + 1)
+    ]
     results = _results(job_list, jobs)
     try:
         for summary in results:
@@ -225,9 +268,7 @@ def run_match(
     return report
 
 
-def _results(
-    job_list: list[tuple[Game, str, str, int, int]], jobs: int
-) -> Generator[GameSummary, None, None]:
+def _results(job_list: list[Job], jobs: int) -> Generator[GameSummary, None, None]:
     if jobs <= 1:
         for job in job_list:
             yield _play_game_job(job)

@@ -216,6 +216,23 @@ def _signed(value: float) -> str:
     return "0" if shown == 0 else f"{'+' if shown > 0 else '-'}{format_points(abs(shown))}"
 
 
+def move_text(game: Game, move: Move) -> str:
+    """A move as GTP writes it: the game's notation, ``pass`` for a pass."""
+    return PASS if move == game.pass_move else game.format_move(move)
+
+
+def read_move(game: Game, text: str) -> Move:
+    """A move as GTP writes it (``pass`` where the game has one); NotationError if none."""
+    if text.lower() == PASS and game.pass_move is not None:
+        return game.pass_move
+    return game.parse_move(text)
+
+
+def declares(game: Game, *names: str) -> bool:
+    """Whether ``game`` has every option of ``names``."""
+    return set(names) <= {option.name for option in type(game).option_specs}
+
+
 def clean(line: str) -> str:
     """A line as GTP 2 reads it: control characters but tabs taken out, tabs made spaces, and
     a comment (from ``#``) left out."""
@@ -342,15 +359,11 @@ class Engine:
     def _variant(self, changes: dict[str, Any]) -> Game:
         return make_game(self.game.name, {**self.game.options(), **changes})
 
-    def _declares(self, *names: str) -> bool:
-        declared = {option.name for option in type(self.game).option_specs}
-        return set(names) <= declared
-
     def _boardsize(self, words: list[str], rest: str) -> str:
         size = _count(words[0], "the size")
-        if self._declares(*SQUARE_OPTIONS):
+        if declares(self.game, *SQUARE_OPTIONS):
             changes = dict.fromkeys(SQUARE_OPTIONS, size)
-        elif self._declares(SIZE_OPTION):
+        elif declares(self.game, SIZE_OPTION):
             changes = {SIZE_OPTION: size}
         else:
             raise AgonError(f"unacceptable size: {self.game.title} has no board size option")
@@ -366,7 +379,7 @@ class Engine:
         return ""
 
     def _komi(self, words: list[str], rest: str) -> str:
-        if not self._declares(KOMI_OPTION):
+        if not declares(self.game, KOMI_OPTION):
             raise AgonError(f"{self.game.title} has no komi")
         game = self._variant({KOMI_OPTION: words[0]})
         # the position stays: its moves are played again under the new komi
@@ -424,7 +437,7 @@ class Engine:
     # --- moves -------------------------------------------------------------------------------
 
     def _move_text(self, move: Move) -> str:
-        return PASS if move == self.game.pass_move else self.game.format_move(move)
+        return move_text(self.game, move)
 
     def _moves_text(self, moves: list[Move]) -> str:
         return " ".join(self._move_text(move) for move in moves)
@@ -464,11 +477,7 @@ class Engine:
         player = _colour(words[0])
         self._going_on(self.state)
         try:
-            move = (
-                self.game.pass_move
-                if words[1].lower() == PASS and self.game.pass_move is not None
-                else self.game.parse_move(words[1])
-            )
+            move = read_move(self.game, words[1])
         except AgonError as error:
             raise AgonError(f"illegal move: {error}") from None
         passed = self._give_turn(self.state, player)
