@@ -1,6 +1,6 @@
 """Other programs as players: an engine that speaks GTP 2, started as a subprocess and refereed.
 
-A player spec ``engine:COMMAND[@SECONDS]`` (``engine:agon engine alak --agent random@2s``) names
+A player spec ``engine:COMMAND[@SECONDS]`` (``engine:agon engine GAME --agent random@2s``) names
 the program and its arguments, split as a shell splits words (quotes group them; no shell runs),
 and the seconds it has for each move (:data:`DEFAULT_MOVE_SECONDS` unless given). The program is
 told the game (``agon-game NAME OPTION=VALUE…`` where it knows that command, else ``boardsize``,
