@@ -6,7 +6,7 @@ VENV ?= .venv
 BIN := $(VENV)/bin
 export PYTHON VENV
 
-.PHONY: run test lint install browser clean
+.PHONY: run test test-all lint install browser clean
 
 $(BIN)/python:
 	tools/system-packages venv
@@ -38,8 +38,17 @@ lint: install
 browser: install
 	tools/system-packages browser
 
+# `make test`: every check and every test but the slow ones (the kill, signal, property and
+# real-solve tests); `make test-all` (CI: .ci/run) runs those too.
+TESTS ?= quick
+PYTEST_SELECTION_quick := -m "not slow"
+PYTEST_SELECTION_all :=
+
 test: lint browser
-	$(BIN)/python -m pytest -n 2 --dist loadgroup
+	$(BIN)/python -m pytest -n 2 --dist loadgroup $(PYTEST_SELECTION_$(TESTS))
+
+test-all:
+	$(MAKE) test TESTS=all
 
 clean:
 	rm -rf $(VENV) build *.egg-info

@@ -199,6 +199,7 @@ def test_openspiel_illegal_action_raises_the_rule() -> None:
         "python_agon_alak(size=4,edge_capture=False)",
     ],
 )
+@pytest.mark.slow
 def test_openspiel_minimax_agrees_with_reference_negamax(name: str) -> None:
     game = pyspiel.load_game(name)
     value, _ = minimax.alpha_beta_search(game, maximum_depth=100, maximizing_player_id=0)

@@ -153,6 +153,7 @@ def play_random_games(game: Alak, games: int, seed: str) -> set[int]:
     return ends
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("rules", list(AlakRules), ids=str)
 def test_random_games_agree_with_the_reference(rules: AlakRules) -> None:
     plan = [(game, games) for game, games in variants() if game.rules is rules]

@@ -227,6 +227,7 @@ def test_a_tables_file_that_does_not_fit_is_refused_and_kept(
     assert path.read_bytes() == before
 
 
+@pytest.mark.slow
 def test_a_parallel_solve_keeps_each_moves_tables_and_goes_on_from_them(
     tmp_path: Path,
 ) -> None:
@@ -249,6 +250,7 @@ def test_a_parallel_solve_keeps_each_moves_tables_and_goes_on_from_them(
     assert json.loads(again.stdout)["earlier"]["runs"] == 1
 
 
+@pytest.mark.slow
 def test_a_parallel_solve_refuses_a_moves_tables_file_that_does_not_fit(tmp_path: Path) -> None:
     other = Solver(Alak(6, AlakRules.TRADITIONAL), BITS)
     foreign = tmp_path / "tables-after-2.npz"
@@ -285,6 +287,7 @@ def test_a_solve_stopped_by_sigterm_saves_its_tables_as_on_ctrl_c(tmp_path: Path
     assert _saved_work(path, Alak(9)).runs == 1
 
 
+@pytest.mark.slow
 def test_a_parallel_solve_stopped_by_sigterm_saves_each_running_moves_tables(
     tmp_path: Path,
 ) -> None:
@@ -311,6 +314,7 @@ def test_a_parallel_solve_stopped_by_sigterm_saves_each_running_moves_tables(
         assert work.runs == 1 and work.nodes > 0
 
 
+@pytest.mark.slow
 def test_tables_in_workers_stopped_by_sigterm_save_the_running_jobs_tables(
     tmp_path: Path,
 ) -> None:
@@ -340,6 +344,7 @@ def test_tables_in_workers_stopped_by_sigterm_save_the_running_jobs_tables(
 # --- the tables ------------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_a_job_out_of_time_keeps_its_tables_and_goes_on_from_them(tmp_path: Path) -> None:
     job = Job("alak-traditional-7", GAME)
     path = tmp_path / f"{job.key}.npz"
@@ -419,6 +424,7 @@ def test_tables_give_a_job_with_its_moves_tables_kept_another_run(
         generate_tables(out, 5.0, fresh=False, progress=None, workers=2, move_jobs=2)
 
 
+@pytest.mark.slow
 def test_a_job_solved_move_by_move_goes_on_from_each_moves_tables_and_drops_them(
     tmp_path: Path,
 ) -> None:

@@ -506,6 +506,7 @@ def test_over_long_lines_and_binary_garbage_each_get_one_refusal() -> None:
     assert replies[2] == "=3 Agon"
 
 
+@pytest.mark.slow
 def test_a_stream_runs_until_the_next_line_comes() -> None:
     process = start_engine()
     send(process, b"1 agon-analyse-stream 5\n")

@@ -120,6 +120,7 @@ def test_specs_are_read_and_bad_ones_refused() -> None:
             parse_engine_spec(spec)
 
 
+@pytest.mark.slow
 def test_a_match_between_two_engines() -> None:
     result = agon(
         "match", "alak", "--size", "5", ENGINE, ENGINE.replace("@5s", "@4s"),
@@ -134,6 +135,7 @@ def test_a_match_between_two_engines() -> None:
         assert game["moves"] >= 3 and game["end_reason"] and game["result"]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("mode", sorted(REASONS))
 def test_a_broken_engine_loses_each_game_and_the_match_goes_on(mode: str) -> None:
     game = make_game("alternator", {"size": "4x4"})
@@ -169,6 +171,7 @@ def test_a_program_that_cannot_start_is_refused_in_one_line() -> None:
     assert "Traceback" not in result.output
 
 
+@pytest.mark.slow
 def test_play_with_an_engine() -> None:
     spec = ENGINE.replace("random@5s", "greedy@5s")
     whole = agon("play", "alak", "--size", "5", "--black", "random", "--white", spec, input="")

@@ -18,6 +18,8 @@ from agon.cli import app
 from agon.games import make_game, names
 from hostile import TALLY, unclean
 
+pytestmark = pytest.mark.slow  # (hostile inputs to each command, in subprocesses: make test-all)
+
 HUGE = "9" * 5000
 NUMBERS = [
     "0", "-1", "1", "abc", "", " ", "1e3", "nan", "inf", "-inf", "1e309", HUGE, "-" + HUGE,

@@ -32,6 +32,8 @@ from strategies import (
     variant_args,
 )
 
+pytestmark = pytest.mark.slow  # (property tests over many inputs: make test-all, CI)
+
 runner = CliRunner()
 BOUNDED = settings(
     max_examples=200, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]

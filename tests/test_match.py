@@ -71,6 +71,7 @@ def test_colours_alternate_and_summaries_add_up() -> None:
                                     else -summary.margin)
 
 
+@pytest.mark.slow
 def test_a_seeded_match_with_count_budgets_repeats_in_any_number_of_processes() -> None:
     one = run_match(ALAK_5, "mcts:50", "alphabeta:100", games=2, jobs=1, seed=9)
     two = run_match(ALAK_5, "mcts:50", "alphabeta:100", games=2, jobs=2, seed=9)

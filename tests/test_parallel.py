@@ -18,6 +18,8 @@ from agon.solve.parallel import MoveResult, _stopped
 from agon.solve.session import SolveRequest, run
 from agon.solve.solver import SolveInterrupted, Solver
 
+pytestmark = pytest.mark.slow  # (solves in worker processes: make test-all, CI)
+
 runner = CliRunner()
 INF = float("inf")
 

@@ -167,6 +167,7 @@ def test_alphabeta_solves_published_linear_go_exercises(board: str, value: float
 # --- MCTS-Solver and tree reuse ---------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_mcts_solver_proves_a_won_game() -> None:
     state = ALTERNATOR_3X3.new_state()
     analysis = make_agent("mcts:200000", ALTERNATOR_3X3, seed=1).analyse(state)

@@ -297,6 +297,7 @@ def _values(out: Path) -> dict[str, Any]:
             for key, record in saved.items()}
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("spread", [{"workers": 2}, {"move_jobs": 2}])
 def test_work_spread_over_processes_gives_the_same_results(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, spread: dict[str, int]
@@ -315,6 +316,7 @@ def test_work_spread_over_processes_gives_the_same_results(
     ]
 
 
+@pytest.mark.slow
 def test_a_job_whose_moves_were_solved_apart_says_so(tmp_path: Path) -> None:
     out = tmp_path / "results.md"
     generate_tables(
@@ -327,6 +329,7 @@ def test_a_job_whose_moves_were_solved_apart_says_so(tmp_path: Path) -> None:
     assert " (each move solved apart, 2 at once) |" in out.read_text()
 
 
+@pytest.mark.slow
 def test_a_job_with_lines_gets_them_with_its_moves_solved_apart() -> None:
     job = Job("claim-traditional-6", Alak(6, AlakRules.TRADITIONAL), openings=True,
               lines_after=("3",))

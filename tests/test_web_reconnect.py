@@ -14,7 +14,7 @@ from playwright.sync_api import Page, expect, sync_playwright
 from background import launch_chromium
 from web_fixtures import ArenaProcess
 
-pytestmark = [pytest.mark.browser, pytest.mark.xdist_group("web-browser")]
+pytestmark = [pytest.mark.browser, pytest.mark.slow, pytest.mark.xdist_group("web-browser")]
 
 OFFLINE_TEXT = "Connection lost — reconnecting…"
 TIMEOUT_MS = 20_000

@@ -436,6 +436,7 @@ def test_a_review_of_a_position_set_up(client: TestClient) -> None:
     assert review["moves"][0]["player"] == "white" and review["moves"][0]["ply"] == 1
 
 
+@pytest.mark.slow
 def test_a_review_of_a_big_board_thinks_within_its_seconds(tmp_path: Path) -> None:
     limits = ArenaLimits(review_seconds=0.5)
     app = create_app(str(tmp_path / "r.db"), workers=1, executor="thread", warm=False,

@@ -235,6 +235,7 @@ def puzzle_answer(server: BackgroundServer, page: Page) -> tuple[str, str, dict[
     return answer, wrong, puzzle
 
 
+@pytest.mark.slow
 def test_a_puzzle_is_missed_then_solved(page: Page, server: BackgroundServer) -> None:
     page.goto(server.url + "/")
     page.click("#puzzles-link")
