@@ -5,8 +5,14 @@ from __future__ import annotations
 import json
 import math
 import os
+import signal
+import threading
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import asdict
 from pathlib import Path
+from types import FrameType
 from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
@@ -31,13 +37,13 @@ from agon.core.game import Game, State, format_points, result_text
 from agon.core.limits import Limit
 from agon.core.memory import check_memory
 from agon.core.results import Work
-from agon.solve.facts import Search
+from agon.solve.facts import Search, is_small_board
 from agon.solve.tables.catalogue import table_sizes
 from agon.solve.tables.report import DEFAULT_OUT
 
 if TYPE_CHECKING:
     from agon.solve.quality import QualityReport
-    from agon.solve.session import PerfectLine
+    from agon.solve.session import PerfectLine, SolveReport
     from agon.solve.solver import Bounds, Solution, SolveInterrupted
 
 # The solver's modules are imported by the commands that run it (and compile or load its
@@ -132,6 +138,27 @@ def _check_table_bits(table_bits: int | None, solvers: int = 1) -> None:
         fail(str(error))
 
 
+SMALL_BOARD_TABLE_BITS = 19
+"""The largest transposition table a small board is solved with (2**19 buckets, a million
+entries): its solve visits at most a few hundred thousand positions (the game's
+``Solving.small``), so a larger table is never filled, only zeroed as the search touches its
+pages (gigabytes and seconds with --table-bits 29)."""
+
+
+def _fillable_table_bits(game: Game, table_bits: int | None) -> int | None:
+    """The --table-bits ``game`` is solved with: as asked, but at most
+    :data:`SMALL_BOARD_TABLE_BITS` on a small board (saying so on stderr)."""
+    if table_bits is None or table_bits <= SMALL_BOARD_TABLE_BITS or not is_small_board(game):
+        return table_bits
+    typer.echo(
+        f"--table-bits {table_bits}: {game.description} is solved in at most a few hundred "
+        f"thousand nodes, which 2**{SMALL_BOARD_TABLE_BITS} buckets hold: its table has that "
+        "many",
+        err=True,
+    )
+    return SMALL_BOARD_TABLE_BITS
+
+
 def solve(
     game_name: GameArg,
     options: GameOptions,
@@ -200,13 +227,15 @@ def solve(
     then the fair komi), the result under the komi shown beside it. Progress goes to stderr
     during long solves; Ctrl-C stops with the bounds proven so far.
     """
-    from agon.solve.session import SolveRequest, run
-    from agon.solve.solver import json_number, stderr_progress, warm_up_kernels
+    with _stops(as_json):  # (loading takes a while)
+        from agon.solve.session import SolveRequest, run
+        from agon.solve.solver import stderr_progress, warm_up_kernels
 
     game = build_game(game_name, options)
     state = _start(game, position, moves)
     check_count(jobs, "--jobs", 1, MAX_WORKERS)
     _check_table_bits(table_bits, jobs)
+    table_bits = _fillable_table_bits(game, table_bits)
     check_seconds(max_seconds, "--max-seconds")
     if tables_file is not None and (
         tables_file.is_dir() or not os.access(tables_file.parent, os.W_OK)
@@ -217,13 +246,22 @@ def solve(
         limit=Limit(seconds=max_seconds), table_bits=table_bits, search=search,
         tables_file=tables_file, move_jobs=jobs,
     )
-    with terminate_as_interrupt():
+    with _stops(as_json) as hold_stops:
         try:
             if jobs == 1:
                 warm_up_kernels(game.name)  # so that the solve's seconds do not count compiling
             report = run(request, None if quiet else stderr_progress)
         except AgonError as error:
             fail(str(error))
+        hold_stops()  # (a stop now would cut the report short)
+        _write_report(game, report, as_json)
+
+
+def _write_report(game: Game, report: SolveReport, as_json: bool) -> None:
+    """Write what a solve found, or what it proved before it stopped (then ending with the
+    status of its stop: out of time or interrupted)."""
+    from agon.solve.solver import json_number
+
     for note in report.notes:
         typer.echo(note, err=True)
     if report.stopped is not None:
@@ -285,6 +323,72 @@ def _with_earlier_work(data: dict[str, Any], earlier: Work) -> dict[str, Any]:
 
 def _exit_status(stop: SolveInterrupted) -> int:
     return TIMED_OUT if stop.timed_out else INTERRUPTED
+
+
+SIGNAL_ECHO_SECONDS = 0.5
+"""A stop signal this soon after the last one is the same stop: ``timeout`` signals the program
+and then its whole process group, which holds the program too."""
+
+
+@contextmanager
+def _stops(as_json: bool) -> Iterator[Callable[[], None]]:
+    """Within the block, SIGTERM and SIGHUP stop the solve as Ctrl-C does
+    (:func:`terminate_as_interrupt`), and a stop signalled twice at once is one stop (the
+    second would cut short the wait for what the first keeps: the workers' bounds, the tables
+    being saved); after the ``hold`` it gives, no signal stops anything. A stop before the
+    solve has proven anything (while it loads, compiles its kernels or starts its workers: a
+    solve under way stops with its bounds) ends the command saying so, in JSON too, with the
+    status of an interrupted one."""
+    with terminate_as_interrupt(), _filtered_stop_signals() as hold:
+        try:
+            yield hold
+        except KeyboardInterrupt:
+            typer.echo("interrupted: no bound proven (the solve had not begun)", err=True)
+            if as_json:
+                nothing: dict[str, object] = {
+                    "stopped": "interrupted", "lower": None, "upper": None, "nodes": 0,
+                    "seconds": 0,
+                }
+                typer.echo(json.dumps(nothing))
+            raise typer.Exit(INTERRUPTED) from None
+
+
+@contextmanager
+def _filtered_stop_signals() -> Iterator[Callable[[], None]]:
+    """Within the block, Ctrl-C, SIGTERM and SIGHUP reach their handlers at most once in
+    :data:`SIGNAL_ECHO_SECONDS`, and not at all once the ``hold`` it gives is called (a
+    signal ignored, or left to the system, stays so)."""
+    held = False
+
+    def hold() -> None:
+        nonlocal held
+        held = True
+
+    if threading.current_thread() is not threading.main_thread():
+        yield hold  # (only the main thread may set signal handlers)
+        return
+    last_heard = -math.inf
+
+    def filtered(handler: Callable[[int, FrameType | None], Any]) -> Callable[..., Any]:
+        def heard(signum: int, frame: FrameType | None) -> Any:
+            nonlocal last_heard
+            now = time.monotonic()
+            if held or now - last_heard < SIGNAL_ECHO_SECONDS:
+                return None
+            last_heard = now
+            return handler(signum, frame)
+
+        return heard
+
+    stops = [signal.SIGINT, signal.SIGTERM, *([signal.SIGHUP] if hasattr(signal, "SIGHUP") else [])]
+    handled = {stop: handler for stop in stops if callable(handler := signal.getsignal(stop))}
+    for stop, handler in handled.items():
+        signal.signal(stop, filtered(handler))
+    try:
+        yield hold
+    finally:
+        for stop, handler in handled.items():
+            signal.signal(stop, handler)
 
 
 def _line_text(game: Game, line: PerfectLine) -> str:

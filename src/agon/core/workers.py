@@ -6,6 +6,7 @@ import ctypes
 import ctypes.util
 import errno
 import multiprocessing
+import multiprocessing.context
 import multiprocessing.pool
 import os
 import signal
@@ -15,7 +16,7 @@ import time
 from collections.abc import Callable
 from contextlib import suppress
 from functools import partial
-from queue import SimpleQueue
+from queue import Empty, SimpleQueue
 from typing import Any, Generic, TypeVar
 
 from agon.core.errors import AgonError
@@ -25,31 +26,134 @@ Result = TypeVar("Result")
 
 
 _CONTEXT = multiprocessing.get_context("spawn")
-_stop: Any = None
+
+STOP_ANSWER_SECONDS = 2.0
+"""After a stop is asked, how long the parent waits, by default, for the tasks still searching
+to answer (a search looks at the end of each chunk, about a second): those that have not by
+then are killed, and what they found is lost."""
+WINDING_UP_POLL_SECONDS = 0.2
+"""How often the parent looks again whether tasks winding up (saving their tables) remain."""
+
+_LEFT_TO_THE_PARENT = (
+    signal.SIGINT, signal.SIGTERM, *([signal.SIGHUP] if hasattr(signal, "SIGHUP") else [])
+)
+"""The signals a worker ignores: Ctrl-C, ``timeout`` and a closed terminal signal the whole
+process group, and the parent stops its workers itself, keeping what they found (a worker
+killed by one lost its task's result, and the parent waited for it for ever)."""
+
+
+class StopSignal:
+    """What a parent sets to ask its workers' tasks to end (:func:`stop_and_wait`; they read it
+    with :func:`stop_asked`), and the count of tasks that have answered: seen it, or ended
+    their search, and only keep what they found before they return (:func:`winding_up`)."""
+
+    def __init__(self) -> None:
+        self._asked = _CONTEXT.Event()
+        self._answers = _CONTEXT.Value("q", 0)
+        self.answer_by: float | None = None
+        """In the parent, once it is set: until when (``time.monotonic``) the tasks still
+        searching may answer."""
+
+    def set(self, answer_seconds: float = STOP_ANSWER_SECONDS) -> None:
+        self.answer_by = time.monotonic() + answer_seconds
+        self._asked.set()
+
+    def is_set(self) -> bool:
+        return bool(self._asked.is_set())
+
+    def answers(self) -> int:
+        return int(self._answers.value)
+
+    def count_answer(self) -> None:
+        with self._answers.get_lock():
+            self._answers.value += 1
+
+
+class _Worker(multiprocessing.context.SpawnProcess):
+    """A worker process, which ignores SIGTERM (:data:`_LEFT_TO_THE_PARENT`): its pool ends it
+    with SIGKILL, which also ends it in the middle of a compiled search."""
+
+    def terminate(self) -> None:
+        self.kill()
+
+
+class _WorkerPool(multiprocessing.pool.Pool):
+    """A pool of :class:`_Worker` processes, with the stop signal its tasks read, if any."""
+
+    stop: StopSignal | None = None
+
+    @staticmethod
+    def Process(ctx: Any, *args: Any, **kwds: Any) -> Any:  # (the name the pool calls)
+        return _Worker(*args, **kwds)
+
+
+_stop: StopSignal | None = None
 """In a worker: the parent's :func:`stop_signal`, if it gave one."""
+_winding_up: bool | None = None
+"""In a worker, while a task runs: whether it has answered :data:`_stop`
+(:func:`winding_up`); None between tasks (while the worker starts: nothing to stop)."""
 
 
 def worker_pool(
-    processes: int, prepare: Callable[[], None] | None = None, stop: Any = None
+    processes: int, prepare: Callable[[], None] | None = None, stop: StopSignal | None = None
 ) -> multiprocessing.pool.Pool:
     """A pool of freshly started (spawned, so no locks or compiled state are inherited)
-    processes that leave Ctrl-C to the parent: the parent stops them (``terminate``, as
-    leaving the pool's ``with`` block does) and keeps what they finished, or, given a
-    :func:`stop_signal` as ``stop``, sets it to ask their tasks to end (they read it with
-    :func:`stop_asked`). Each worker runs ``prepare`` first (a module-level function: it is
-    sent by name)."""
+    processes that leave Ctrl-C, SIGTERM and SIGHUP to the parent: the parent kills them
+    (``terminate``, as leaving the pool's ``with`` block does) and keeps what they finished,
+    or, given a :func:`stop_signal` as ``stop``, first asks their tasks to end
+    (:func:`stop_and_wait`). Each worker runs ``prepare`` first (a module-level function: it
+    is sent by name)."""
+    made: list[_WorkerPool | BaseException] = []
+    done = threading.Event()  # (not Thread.join: Ctrl-C during it can mark the thread ended)
+
+    def make() -> None:
+        # in a thread of its own, with the stop signals blocked: each worker is born with them
+        # blocked (before it ignores them, it imports for seconds, where Ctrl-C would end it
+        # with a traceback), and no handler raises in the middle of starting one (which left it
+        # reading half its start-up data: any thread of this process may take the signal, and
+        # Python's handlers then raise in the main thread)
+        if hasattr(signal, "pthread_sigmask"):
+            signal.pthread_sigmask(signal.SIG_BLOCK, _LEFT_TO_THE_PARENT)
+        try:
+            made.append(_WorkerPool(
+                processes, initializer=partial(_start_worker, prepare, stop, os.getpid()),
+                context=_CONTEXT,
+            ))
+        except BaseException as error:
+            made.append(error)
+        finally:
+            done.set()
+
+    threading.Thread(target=make, name="worker-start").start()
     try:
-        return _CONTEXT.Pool(
-            processes, initializer=partial(_start_worker, prepare, stop, os.getpid())
-        )
-    except OSError as error:
-        raise _cannot_start(processes, error) from None
+        done.wait()
+    except KeyboardInterrupt:
+        _started_whole(done, made)
+        raise
+    [pool] = made
+    if isinstance(pool, OSError):
+        raise _cannot_start(processes, pool) from None
+    if isinstance(pool, BaseException):
+        raise pool
+    pool.stop = stop
+    return pool
 
 
-def stop_signal() -> Any:
-    """An event (``multiprocessing.Event``) for :func:`worker_pool`'s ``stop``."""
+def _started_whole(done: threading.Event, made: list[_WorkerPool | BaseException]) -> None:
+    """After Ctrl-C while the workers start: wait until they are (a moment: started, not
+    ready), however many signals come, and stop them."""
+    while not done.is_set():
+        with suppress(KeyboardInterrupt):
+            done.wait()
+    for pool in made:
+        if isinstance(pool, _WorkerPool):
+            pool.terminate()
+
+
+def stop_signal() -> StopSignal:
+    """A :class:`StopSignal` for :func:`worker_pool`'s ``stop``."""
     try:
-        return _CONTEXT.Event()
+        return StopSignal()
     except OSError as error:
         raise _cannot_start(1, error) from None
 
@@ -63,27 +167,63 @@ def _cannot_start(processes: int, error: OSError) -> AgonError:
     return AgonError(f"cannot start {what}: {error.strerror or error}{hint}")
 
 
-def stop_and_wait(stop: Any, wait: Callable[[], None]) -> None:
-    """After Ctrl-C in the parent: set ``stop`` to ask the workers' tasks to end, then
-    ``wait`` for what they return; a second Ctrl-C ends the wait (leaving the pool's ``with``
-    block then stops the workers at once)."""
-    stop.set()
-    with suppress(KeyboardInterrupt):
+class _Unanswered(Exception):
+    """:meth:`WorkerResults.next` after a stop: the tasks left have not answered in time."""
+
+
+def stop_and_wait(
+    stop: StopSignal, wait: Callable[[], None], answer_seconds: float = STOP_ANSWER_SECONDS
+) -> None:
+    """After Ctrl-C or SIGTERM in the parent: set ``stop`` to ask the workers' tasks to end,
+    then ``wait`` for what they return (through :meth:`WorkerResults.next`): for
+    ``answer_seconds``, then only for the tasks winding up. A second signal ends the wait at
+    once. Leaving the pool's ``with`` block then kills the workers."""
+    stop.set(answer_seconds)
+    with suppress(KeyboardInterrupt, _Unanswered):
         wait()
 
 
 def stop_asked() -> bool:
-    """In a worker: whether the parent has set its pool's stop signal (never, without one)."""
-    return _stop is not None and bool(_stop.is_set())
+    """In a worker's task: whether the parent has set its pool's stop signal (never, without
+    one); once it has, the task is winding up (:func:`winding_up`)."""
+    if _stop is None or _winding_up is None or not _stop.is_set():
+        return False
+    winding_up()
+    return True
 
 
-def _start_worker(prepare: Callable[[], None] | None, stop: Any, parent: int) -> None:
+def winding_up() -> None:
+    """In a worker: its task has ended its search, or seen the stop, and only keeps what it
+    found (saves its tables) before it returns: after a stop, the parent waits for it however
+    long that takes, where it kills a task still searching."""
+    global _winding_up
+    if _stop is not None and _winding_up is False:
+        _winding_up = True
+        _stop.count_answer()
+
+
+def _start_worker(
+    prepare: Callable[[], None] | None, stop: StopSignal | None, parent: int
+) -> None:
     global _stop
     _stop = stop
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    for stop_by_signal in _LEFT_TO_THE_PARENT:
+        signal.signal(stop_by_signal, signal.SIG_IGN)
+    if hasattr(signal, "pthread_sigmask"):  # (born with them blocked: now they are ignored)
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, _LEFT_TO_THE_PARENT)
     die_with_parent(parent)
     if prepare is not None:
         prepare()
+
+
+def _run_task(task: Callable[..., Result], *arguments: Any) -> tuple[Result, bool]:
+    """A task in a worker: its result, and whether it wound up (:func:`winding_up`)."""
+    global _winding_up
+    _winding_up = False
+    try:
+        return task(*arguments), _winding_up
+    finally:
+        _winding_up = None
 
 
 _PR_SET_PDEATHSIG = 1
@@ -119,18 +259,43 @@ class WorkerResults(Generic[Tag, Result]):
 
     def __init__(self, pool: multiprocessing.pool.Pool) -> None:
         self._pool = pool
-        self._finished: SimpleQueue[tuple[Tag, Result | BaseException]] = SimpleQueue()
+        self._stop = pool.stop if isinstance(pool, _WorkerPool) else None
+        self._finished: SimpleQueue[tuple[Tag, tuple[Result, bool] | BaseException]] = (
+            SimpleQueue()
+        )
+        self._answers_taken = 0
+        """Results taken of tasks that had answered the stop signal (:func:`winding_up`)."""
 
     def submit(self, tag: Tag, task: Callable[..., Result], *arguments: Any) -> None:
         done = partial(self._finish, tag)
-        self._pool.apply_async(task, arguments, callback=done, error_callback=done)
+        self._pool.apply_async(_run_task, (task, *arguments), callback=done, error_callback=done)
 
     def next(self) -> tuple[Tag, Result]:
-        """The next task to finish: its tag and its result (waits for one)."""
-        tag, outcome = self._finished.get()
-        if isinstance(outcome, BaseException):
-            raise outcome
-        return tag, outcome
+        """The next task to finish: its tag and its result. It waits for one; once the
+        pool's stop signal is set, only as :func:`stop_and_wait` says."""
+        while True:
+            try:
+                tag, outcome = self._finished.get(timeout=self._patience())
+            except Empty:
+                continue  # (to look again whether any task is still winding up)
+            if isinstance(outcome, BaseException):
+                raise outcome
+            result, answered = outcome
+            self._answers_taken += answered
+            return tag, result
 
-    def _finish(self, tag: Tag, outcome: Result | BaseException) -> None:
+    def _patience(self) -> float | None:
+        """How long to wait for the next result: for ever until a stop is asked; then until
+        the tasks' time to answer it is up; after that, a while at a time as long as some
+        task is winding up (it has answered, and its result has not come)."""
+        if self._stop is None or self._stop.answer_by is None:
+            return None
+        left = self._stop.answer_by - time.monotonic()
+        if left > 0:
+            return left
+        if self._stop.answers() > self._answers_taken:
+            return WINDING_UP_POLL_SECONDS
+        raise _Unanswered
+
+    def _finish(self, tag: Tag, outcome: tuple[Result, bool] | BaseException) -> None:
         self._finished.put((tag, outcome))

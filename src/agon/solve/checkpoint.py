@@ -16,19 +16,21 @@ one only when complete.
 from __future__ import annotations
 
 import json
+import math
 import stat
 import zipfile
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 import numpy as np
 
 from agon.core.compiled import imported_fingerprint
-from agon.core.errors import AgonError
+from agon.core.errors import AgonError, shortened
 from agon.core.fast import Array
 from agon.core.files import kind_of, replace_file_with
 from agon.core.memory import check_memory
+from agon.core.records import parse_json
 from agon.core.results import Work
 
 FORMAT = "agon-solver-tables/1"
@@ -84,11 +86,24 @@ def save_tables(path: Path, header: TablesHeader, arrays: dict[str, Array]) -> N
         raise AgonError(f"cannot save the tables to {path}: {error.strerror or error}") from None
 
 
+MAX_HEADER_BYTES = 1 << 20
+"""A header is some hundred bytes (the variant and the work): a larger one is not read."""
+MAX_COUNT = (1 << 63) - 1
+"""The largest count of nodes or runs (the kernels count in 64-bit integers)."""
+_READ_BYTES = 1 << 24
+"""An array's data is read this much at a time, into the array itself."""
+
+
+class _NotTables(Exception):
+    """What makes a file not one :func:`save_tables` wrote (the message: what is wrong)."""
+
+
 def load_tables(path: Path, wanted: TablesHeader) -> tuple[TablesHeader, dict[str, Array]]:
     """The header and arrays of a file written by :func:`save_tables` for a solver that would
     write ``wanted`` (:meth:`TablesHeader.mismatch`: checked before the arrays are read, which
     can be many gigabytes); :class:`AgonError` naming what is wrong if it cannot be read as
-    one, or does not fit."""
+    one, or does not fit. Nothing is read beyond what each array's own header declares, and
+    the arrays are read only once their shapes are checked and fit in the memory available."""
     not_tables = f"{path} is not a file of a solver's tables"
     try:
         mode = path.stat().st_mode
@@ -98,29 +113,159 @@ def load_tables(path: Path, wanted: TablesHeader) -> tuple[TablesHeader, dict[st
         raise AgonError(f"{path} is {kind_of(mode)}, not a regular file: it is not read")
     try:
         with zipfile.ZipFile(path) as archive:
-            unpacked = sum(member.file_size for member in archive.infolist())
-    except (OSError, zipfile.BadZipFile):
-        raise AgonError(f"{not_tables} (not a NumPy .npz archive)") from None
-    check_memory(unpacked, f"reading the tables in {path}")
-    try:
-        with np.load(path, allow_pickle=False) as content:
-            fields = json.loads(str(content["header"]))
-            if fields.pop("format", None) != FORMAT:
-                raise AgonError(f"{not_tables} (format {FORMAT})")
-            header = TablesHeader(**{**fields, "work": Work(**fields.get("work", {}))})
+            header = _read_header(archive)
             problem = header.mismatch(wanted)
             if problem is not None:
                 raise AgonError(f"cannot go on from {path}: {problem}")
-            arrays = {name: content[name] for name in TABLE_NAMES}
+            members = {name: _open_array(archive, name) for name in TABLE_NAMES}
+            for member in members.values():
+                _check_table_shape(member)
+            check_memory(
+                sum(member.data_bytes for member in members.values()),
+                f"reading the tables in {path}",
+            )
+            arrays = {name: _read_data(member) for name, member in members.items()}
     except OSError as error:
         raise AgonError(f"cannot read {path}: {error.strerror or error}") from None
-    except (ValueError, KeyError, TypeError, zipfile.BadZipFile) as error:
+    except zipfile.BadZipFile:
+        raise AgonError(f"{not_tables} (not a NumPy .npz archive, or a damaged one)") from None
+    except _NotTables as error:
         raise AgonError(f"{not_tables} ({error})") from None
-    for name, array in arrays.items():
-        if array.dtype != np.int64 or array.ndim != 2:
-            raise AgonError(f"{not_tables} (its {name} is not a table of 64-bit integers)")
-    for name, columns in (("table", 2), ("numbers", 3)):
-        rows = arrays[name].shape[0]
-        if rows < 2 or rows & (rows - 1) or arrays[name].shape[1] != columns:
-            raise AgonError(f"{not_tables} (the shape of its {name}: {arrays[name].shape})")
     return header, arrays
+
+
+@dataclass(frozen=True)
+class _ArrayMember:
+    """An array of the archive whose header (a NumPy ``.npy`` one) is read, its data not yet."""
+
+    name: str
+    stream: IO[bytes]
+    shape: tuple[int, ...]
+    dtype: np.dtype[Any]
+
+    @property
+    def data_bytes(self) -> int:
+        return math.prod(self.shape) * self.dtype.itemsize
+
+
+def _open_array(archive: zipfile.ZipFile, name: str) -> _ArrayMember:
+    """The archive's array ``name``, its header read and checked against the member's size in
+    the archive's directory (the two together bound what is read); :class:`_NotTables`."""
+    try:
+        info = archive.getinfo(f"{name}.npy")
+    except KeyError:
+        raise _NotTables(f"it has no {name}") from None
+    # (savez stores the arrays as they are: a compressed member could unpack to any size)
+    if info.compress_type != zipfile.ZIP_STORED:
+        raise _NotTables(f"its {name} is compressed, and Agon stores its tables uncompressed")
+    stream = archive.open(info)
+    try:
+        if np.lib.format.read_magic(stream) != (1, 0):
+            raise _NotTables(f"its {name} is not a NumPy array of the version Agon writes")
+        shape, fortran_order, dtype = np.lib.format.read_array_header_1_0(stream)
+    except EOFError:
+        raise _NotTables(f"its {name} ends before its header does") from None
+    except ValueError as error:
+        raise _NotTables(f"its {name} is not a NumPy array: {shortened(str(error))}") from None
+    if fortran_order or any(side < 0 for side in shape):
+        raise _NotTables(f"its {name} is not laid out as Agon writes it (shape {shape})")
+    member = _ArrayMember(name, stream, shape, dtype)
+    if stream.tell() + member.data_bytes != info.file_size:
+        raise _NotTables(
+            f"its {name} of shape {shape} needs {member.data_bytes:,} bytes, and the archive "
+            f"holds {max(0, info.file_size - stream.tell()):,}"
+        )
+    return member
+
+
+def _read_data(member: _ArrayMember) -> Array:
+    """The member's array, read up to the size its header declares; :class:`_NotTables` if
+    its data ends early."""
+    array = np.empty(member.shape, member.dtype)
+    data = array.reshape(-1).view(np.uint8).data
+    filled = 0
+    while filled < len(data):
+        try:
+            chunk = member.stream.read(min(_READ_BYTES, len(data) - filled))
+        except EOFError:  # (the archive ends before the member its directory declares)
+            chunk = b""
+        if not chunk:
+            raise _NotTables(f"its {member.name} ends after {filled:,} of its bytes")
+        data[filled : filled + len(chunk)] = chunk
+        filled += len(chunk)
+    return array
+
+
+def _read_header(archive: zipfile.ZipFile) -> TablesHeader:
+    """The archive's header, each of its fields checked; :class:`_NotTables`."""
+    member = _open_array(archive, "header")
+    if member.shape != () or member.dtype.kind != "U":
+        raise _NotTables("its header is not a text")
+    if member.data_bytes > MAX_HEADER_BYTES:
+        raise _NotTables(f"its header is over {MAX_HEADER_BYTES:,} bytes")
+    try:
+        fields = parse_json(str(_read_data(member)[()]))
+    except ValueError as error:  # (AgonError included; also a character no text has)
+        raise _NotTables(f"its header: {error}") from None
+    if not isinstance(fields, dict):
+        raise _NotTables("its header is not a JSON object")
+    if fields.pop("format", None) != FORMAT:
+        raise _NotTables(f"format {FORMAT}")
+    _check_fields(fields, _HEADER_FIELDS, "header")
+    variant, work = fields["variant"], fields["work"]
+    _check_fields(variant, _VARIANT_FIELDS, "variant")
+    _check_fields(work, _WORK_FIELDS, "work")
+    for name in ("nodes", "runs"):
+        if not 0 <= work[name] <= MAX_COUNT:
+            raise _NotTables(f"its work's {name} is not a count: {work[name]}")
+    if not (math.isfinite(work["seconds"]) and work["seconds"] >= 0):
+        raise _NotTables(f"its work's seconds are not a duration: {work['seconds']}")
+    return TablesHeader(**{**fields, "work": Work(**work)})
+
+
+_Kind = tuple[type, ...]
+_TEXT: _Kind = (str,)
+_OBJECT: _Kind = (dict,)
+_COUNT: _Kind = (int,)
+_NUMBER: _Kind = (int, float)
+_KIND_NAMES = {
+    _TEXT: "a text", _OBJECT: "a JSON object", _COUNT: "a whole number", _NUMBER: "a number",
+    (bool,): "true or false",
+}
+_HEADER_FIELDS = {
+    "variant": _OBJECT, "search": _TEXT, "symmetry": (bool,), "kernels": _TEXT, "work": _OBJECT,
+}
+_VARIANT_FIELDS = {"game": _TEXT, "options": _OBJECT, "description": _TEXT}
+_WORK_FIELDS = {"nodes": _COUNT, "seconds": _NUMBER, "runs": _COUNT}
+
+
+def _check_fields(fields: Any, kinds: dict[str, _Kind], what: str) -> None:
+    """Refuse (:class:`_NotTables`) ``fields`` unless it is an object with exactly the fields
+    of ``kinds``, each of its kind (true and false are no numbers)."""
+    if not isinstance(fields, dict):
+        raise _NotTables(f"its {what} is not a JSON object")
+    missing = [name for name in kinds if name not in fields]
+    if missing:
+        raise _NotTables(f"its {what} has no {missing[0]}")
+    unknown = [name for name in fields if name not in kinds]
+    if unknown:
+        raise _NotTables(f"its {what} has a field Agon does not write: {shortened(unknown[0])}")
+    for name, kind in kinds.items():
+        value = fields[name]
+        if not isinstance(value, kind) or (isinstance(value, bool) and bool not in kind):
+            raise _NotTables(
+                f"its {what}'s {name} is {shortened(json.dumps(value))}, not {_KIND_NAMES[kind]}"
+            )
+
+
+def _check_table_shape(member: _ArrayMember) -> None:
+    """Refuse (:class:`_NotTables`) an array that is not a table the solver keeps, before its
+    data is read: 64-bit integers in rows, the transposition table and the numbers with a
+    power of two of rows (2**bits buckets) of their columns."""
+    name, shape = member.name, member.shape
+    if member.dtype != np.int64 or len(shape) != 2:
+        raise _NotTables(f"its {name} is not a table of 64-bit integers")
+    columns = {"table": 2, "numbers": 3}.get(name)
+    rows = shape[0]
+    if columns is not None and (rows < 2 or rows & (rows - 1) or shape[1] != columns):
+        raise _NotTables(f"the shape of its {name}: {shape}")

@@ -24,6 +24,7 @@ from agon.core.game import Move, State
 from agon.core.player import Player
 from agon.core.results import Work
 from agon.core.workers import (
+    STOP_ANSWER_SECONDS,
     WorkerResults,
     stop_and_wait,
     stop_asked,
@@ -31,6 +32,7 @@ from agon.core.workers import (
     worker_pool,
 )
 from agon.solve.solver import (
+    MAX_CHUNK_FACTOR,
     NO_BOUNDS,
     Progress,
     ProvenValue,
@@ -45,6 +47,13 @@ if TYPE_CHECKING:
     from agon.solve.session import SolveReport, SolveRequest
 
     SolveOne = Callable[[SolveRequest, Progress | None], SolveReport]
+
+TABLES_ANSWER_SECONDS = MAX_CHUNK_FACTOR + STOP_ANSWER_SECONDS
+"""With a tables file, how long a stop waits for each move's search to answer (and then save
+its tables): to the end of its longest chunk (chunks of a long search grow to
+:data:`~agon.solve.solver.MAX_CHUNK_FACTOR` seconds). Without, a search that has not answered
+within :data:`~agon.core.workers.STOP_ANSWER_SECONDS` is killed, its bounds lost: a stop ends
+within a second or two."""
 
 
 class MoveResult(NamedTuple):
@@ -74,11 +83,9 @@ def solve_moves_apart(
         report = solve_one(replace(request, move_jobs=1, openings=True), progress)
         assert report.solution is not None
         return report.solution
-    # one move of each class of symmetric moves is solved; the others are worth the same
-    finder = Solver(game, 10)
-    classes = finder.symmetric_moves(state)
     started = time.monotonic()
     results: list[MoveResult] = []
+    classes: dict[Move, list[Move]] = {}
 
     def collect(solving: WorkerResults[Move, MoveResult]) -> None:
         while len(results) < len(moves):
@@ -89,8 +96,12 @@ def solve_moves_apart(
                 for move in classes[outcome.move][1:]
             )
 
-    stop = stop_signal()
+    tables = request.tables_file
     try:
+        # one move of each class of symmetric moves is solved; the others are worth the same
+        finder = Solver(game, 10)
+        classes = finder.symmetric_moves(state)
+        stop = stop_signal()
         with worker_pool(min(request.move_jobs, len(classes)), warm_up_kernels, stop) as pool:
             solving: WorkerResults[Move, MoveResult] = WorkerResults(pool)
             for move in classes:
@@ -98,7 +109,6 @@ def solve_moves_apart(
                 label = None if progress is None else labelled_progress(progress, f"after {name}")
                 child = state.copy()
                 child.play(move)
-                tables = request.tables_file
                 alone = replace(
                     request, state=child, openings=False, value_first=False, lines_after=(),
                     lines_only=False, move_jobs=1, keep_solved_tables=True,
@@ -109,11 +119,15 @@ def solve_moves_apart(
                 collect(solving)
             except KeyboardInterrupt:
                 # each worker stops at the end of its chunk, with its bounds (and its tables
-                # saved)
+                # saved); one that has not answered in time is killed with the pool
+                answer_seconds = STOP_ANSWER_SECONDS if tables is None else TABLES_ANSWER_SECONDS
                 if progress is not None:
-                    saving = " and saves its tables" if request.tables_file else ""
-                    progress(f"stopping: each move's solve ends its chunk{saving} …")
-                stop_and_wait(stop, lambda: collect(solving))
+                    saving = " and saves its tables" if tables is not None else ""
+                    progress(
+                        f"stopping: each move's solve ends its chunk{saving} (a solve still "
+                        f"searching after {answer_seconds:g} s is stopped at once) …"
+                    )
+                stop_and_wait(stop, lambda: collect(solving), answer_seconds)
                 raise
     except KeyboardInterrupt:
         raise _stopped(state, moves, results, started, timed_out=False) from None

@@ -18,6 +18,7 @@ from agon.core.errors import AgonError
 from agon.core.game import Game, Move, State
 from agon.core.limits import NO_LIMIT, Limit
 from agon.core.results import Work
+from agon.core.workers import winding_up
 from agon.solve import parallel
 from agon.solve.facts import Search
 from agon.solve.solver import (
@@ -214,6 +215,7 @@ def _keep_tables(solver: Solver, report: SolveReport, solved: bool) -> None:
     if solved and not report.request.keep_solved_tables:
         path.unlink(missing_ok=True)
         return
+    winding_up()  # (in a worker: a stop waits for the tables, however long saving takes)
     try:
         solver.save_tables(path)
     except AgonError as error:

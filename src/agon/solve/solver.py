@@ -19,6 +19,7 @@ import math
 import sys
 import time
 from collections.abc import Callable, Generator, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -801,9 +802,22 @@ class Solver:
         self._spending = (limit or NO_LIMIT).start()
         self._last_report = 0.0
         self._target = ""
-        array = self.state_array(state)
-        black_view = -1 if state.to_move is Player.WHITE else 1
-        return array, black_view, self.value(array, black_view)
+        # (a stop before the first probe proves nothing: not the last solve's bounds)
+        self._bounds, self._sign = (-K.INFINITY, K.INFINITY), 1
+        with self._stops_between_searches():
+            array = self.state_array(state)
+            black_view = -1 if state.to_move is Player.WHITE else 1
+            return array, black_view, self.value(array, black_view)
+
+    @contextmanager
+    def _stops_between_searches(self) -> Iterator[None]:
+        """Ctrl-C between two searches' chunks (each search turns one within it into
+        :class:`SolveInterrupted` itself) stops the solve as within one: with the bounds
+        proven so far."""
+        try:
+            yield
+        except KeyboardInterrupt:
+            raise self._stopped(timed_out=False) from None
 
     def margin(self, state: State, limit: Limit | None = None) -> float:
         """Only the value of ``state``: Black's margin with perfect play, as
@@ -823,7 +837,8 @@ class Solver:
         value_seconds = self._spending.elapsed
         checks = _MoveChecks(values={} if openings else None)
         try:
-            best = self._moves(array, black_view, value, checks)
+            with self._stops_between_searches():
+                best = self._moves(array, black_view, value, checks)
         except SolveInterrupted as stop:
             # the position's own value is proven: report it, not the move being searched
             known = self._report_value(black_view * value)
@@ -857,7 +872,8 @@ class Solver:
         """One move that keeps the value of ``state`` (which must not be over): the first
         whose check settles, so cheaper than :meth:`solve`, which checks every move."""
         array, black_view, value = self._start_solving(state, limit)
-        return self._moves(array, black_view, value, _MoveChecks(), first_only=True)[0]
+        with self._stops_between_searches():
+            return self._moves(array, black_view, value, _MoveChecks(), first_only=True)[0]
 
     def _moves(
         self, array: Array, black_view: int, value: int, checks: _MoveChecks,
@@ -1021,7 +1037,8 @@ def warm_up_kernels(game_name: str | None = None) -> None:
     """Compile (or load) the solver's kernels for every game with a fast twin, or for the game
     of this name only, by solving the tiny variant each game declares for it, so that no
     solve's seconds count compiling. (A game without a twin shares the solver's kernels with
-    the others, and its callbacks compile afresh in every process: warmed up only by name.)"""
+    the others, and its callbacks compile afresh in every process: warmed up only by name.)
+    Ctrl-C raises ``KeyboardInterrupt``: the tiny solve's bounds are nobody's."""
     if game_name is None:
         chosen = {name: found for name, found in plugins().items() if found.fast_twin}
     else:
@@ -1030,4 +1047,7 @@ def warm_up_kernels(game_name: str | None = None) -> None:
         tiny = found.solving.warm_up if found.solving is not None else None
         if tiny is not None:
             game = tiny()
-            Solver(game, 10).solve(game.new_state())
+            try:
+                Solver(game, 10).solve(game.new_state())
+            except SolveInterrupted:
+                raise KeyboardInterrupt from None

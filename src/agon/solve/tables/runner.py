@@ -16,12 +16,13 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
-from agon.core.errors import AgonError, quoted
+from agon.core.errors import AgonError, quoted, shortened
 from agon.core.files import read_text_limited, replace_file
-from agon.core.limits import Limit
+from agon.core.limits import MAX_SECONDS, Limit
 from agon.core.records import parse_json
 from agon.core.results import Job, Record
 from agon.core.workers import WorkerResults, stop_and_wait, stop_signal, worker_pool
+from agon.solve.checkpoint import MAX_COUNT
 from agon.solve.parallel import kept_move_tables
 from agon.solve.quality import measure_quality
 from agon.solve.session import SolveReport, SolveRequest, run
@@ -173,9 +174,7 @@ def generate_tables(
                 f"--only {quoted(pattern)} matches no job (keys look like "
                 f"{', '.join(keys[:3]) or '(there are none)'})"
             )
-    results = _load(store)
-    if fresh:
-        results = {key: record for key, record in results.items() if not selected(key)}
+    results = _load(store, kept=lambda key: not (fresh and selected(key)))
     for key, (agent, variant) in measured.items():
         if quality_positions and selected(key):
             if progress is not None:
@@ -315,21 +314,220 @@ MAX_RESULTS_BYTES = 64 * 1024 * 1024
 """The saved results are some hundred kilobytes; a larger file is not read."""
 
 
-def _load(path: Path) -> dict[str, Record]:
+def _load(path: Path, kept: Callable[[str], bool]) -> dict[str, Record]:
+    """The results saved in ``path`` (none where there is none yet) whose key is ``kept``, each
+    checked to be what agon tables writes for its job or measurement (a record under a key
+    neither has is kept as it is); :class:`AgonError` naming the file and what is wrong in it
+    (an entry not ``kept``, to be done again, may be wrong)."""
     if not path.exists():
         return {}
     try:
         data = parse_json(read_text_limited(path, MAX_RESULTS_BYTES, "saved results"))
     except AgonError as error:
         raise AgonError(f"cannot read saved results {path}: {error}") from None
-    # (a file Agon did not write is never taken for empty results and replaced)
-    jobs = data.get("jobs") if isinstance(data, dict) else None
-    if not isinstance(jobs, dict) or not all(isinstance(r, dict) for r in jobs.values()):
+    # (a file Agon did not write is never taken for empty results and replaced, nor one with
+    # more in it than the results, which saving them would drop)
+    if not isinstance(data, dict) or data.keys() != {"jobs"} or not isinstance(data["jobs"], dict):
         raise AgonError(
             f"{path} is not a file of results that agon tables wrote, and it is not replaced: "
             "give --out another name, or move it"
         )
-    return {key: _with_infinite_bounds(record) for key, record in jobs.items()}
+    results = {key: record for key, record in data["jobs"].items() if kept(key)}
+    known = {job.key: job for job in jobs()}
+    measured = measurements()
+    for key, record in results.items():
+        where = f"jobs[{json.dumps(key)}]"
+        try:
+            if key in known:
+                _check_job_record(record, known[key], where)
+            elif key in measured:
+                _fields(_QUALITY_FIELDS, required=_QUALITY_REQUIRED)(record, where)
+            else:  # (no job's any more: kept as it is)
+                _fields({})(record, where)
+        except _BadField as error:
+            again = (
+                f", or solve it again: --fresh --only {quoted(key)}" if key in known
+                else f", or measure it again: --fresh --only {quoted(key)} --quality-positions N"
+                if key in measured else ""
+            )
+            raise AgonError(
+                f"saved results {path}: {error}; correct or delete that entry{again}"
+            ) from None
+    return {key: _with_infinite_bounds(record) for key, record in results.items()}
+
+
+# --- what agon tables writes in a record, checked where one is read ------------------------------
+
+
+class _BadField(Exception):
+    """A field of a saved record that is missing, or not what agon tables writes there (the
+    message names it, as ``jobs["KEY"]["FIELD"]``)."""
+
+
+_Check = Callable[[Any, str], None]
+"""Raises :class:`_BadField` naming ``where`` (the value's place in the file) unless the value
+is one agon tables writes there."""
+
+
+def _shown(value: Any) -> str:
+    """A JSON value as a message shows it (cut short)."""
+    return shortened(json.dumps(value))
+
+
+def _numbers(wanted: str, lowest: float, highest: float, whole: bool = False) -> _Check:
+    """Numbers from ``lowest`` to ``highest`` (NaN never is; true and false are no numbers)."""
+
+    def check(value: Any, where: str) -> None:
+        kinds = (int,) if whole else (int, float)
+        number = isinstance(value, kinds) and not isinstance(value, bool)
+        if not (number and lowest <= value <= highest):
+            raise _BadField(f"{where} must be {wanted}, not {_shown(value)}")
+
+    return check
+
+
+_count = _numbers("a whole number, 0 or more", 0, MAX_COUNT, whole=True)
+_seconds = _numbers(f"a number of seconds, 0 to {MAX_SECONDS:,.0f}", 0, MAX_SECONDS)
+_points = _numbers("a finite number of points", -MAX_COUNT, MAX_COUNT)
+_share = _numbers("a share, 0 to 1", 0, 1)
+
+
+def _text(value: Any, where: str) -> None:
+    if not isinstance(value, str):
+        raise _BadField(f"{where} must be a text, not {_shown(value)}")
+
+
+def _one_of(*choices: str) -> _Check:
+    def check(value: Any, where: str) -> None:
+        if value not in choices:
+            wanted = " or ".join(map(json.dumps, choices))
+            raise _BadField(f"{where} must be {wanted}, not {_shown(value)}")
+
+    return check
+
+
+def _or_null(check: _Check) -> _Check:
+    """``check``'s values, or null (an unbounded side, no limit)."""
+
+    def either(value: Any, where: str) -> None:
+        if value is not None:
+            check(value, where)
+
+    return either
+
+
+def _list_of(check: _Check, length: int | None = None) -> _Check:
+    def each(value: Any, where: str) -> None:
+        if not isinstance(value, list) or length not in (None, len(value)):
+            size = "a list" if length is None else f"a list of {length}"
+            raise _BadField(f"{where} must be {size}, not {_shown(value)}")
+        for index, item in enumerate(value):
+            check(item, f"{where}[{index}]")
+
+    return each
+
+
+def _object_of(check: _Check) -> _Check:
+    """A JSON object of any keys, each value one ``check`` passes."""
+
+    def each(value: Any, where: str) -> None:
+        _fields({})(value, where)
+        for key, item in value.items():
+            check(item, f"{where}[{json.dumps(key)}]")
+
+    return each
+
+
+def _fields(
+    checks: dict[str, _Check], required: tuple[str, ...] = (), closed: bool = False
+) -> _Check:
+    """A JSON object with the ``required`` fields, each field named in ``checks`` one its check
+    passes (others are kept as they are, unless ``closed``)."""
+
+    def each(value: Any, where: str) -> None:
+        if not isinstance(value, dict):
+            raise _BadField(f"{where} must be a JSON object, not {_shown(value)}")
+        _require(value, where, required)
+        for name, item in value.items():
+            if name in checks:
+                checks[name](item, f"{where}[{json.dumps(name)}]")
+            elif closed:
+                raise _BadField(f"{where} has a field {json.dumps(name)} agon tables never writes")
+
+    return each
+
+
+def _require(record: Record, where: str, names: tuple[str, ...]) -> None:
+    for name in names:
+        if name not in record:
+            raise _BadField(f"{where} has no {json.dumps(name)}")
+
+
+def _line(value: Any, where: str) -> None:
+    """A line of perfect play: its moves, and how the game ended or why the line stopped."""
+    _fields(_LINE_FIELDS, required=("moves",))(value, where)
+    if "stopped" not in value:
+        _require(value, where, ("end", "margin"))
+
+
+_LINE_FIELDS: dict[str, _Check] = {
+    "moves": _list_of(_text), "end": _text, "margin": _points, "stopped": _text,
+}
+_JOB_FIELDS: dict[str, _Check] = {
+    "status": _one_of("solved", "timeout"),
+    "value": _points, "best_moves": _list_of(_text), "moves": _object_of(_points),
+    "nodes": _count, "seconds": _seconds, "openings_max_seconds": _seconds,
+    "max_seconds": _seconds, "lower": _or_null(_points), "upper": _or_null(_points),
+    "value_nodes": _count, "value_seconds": _seconds,
+    "best_so_far": _list_of(_text), "not_best": _list_of(_text),
+    "move_bounds": _object_of(_list_of(_or_null(_points), length=2)),
+    "lines": _object_of(_line),
+    "moves_apart": _count, "table_bits": _count,
+    "earlier": _fields(
+        {"nodes": _count, "seconds": _seconds, "runs": _count},
+        required=("nodes", "seconds", "runs"), closed=True,
+    ),
+}
+_QUALITY_FIELDS: dict[str, _Check] = {
+    "game": _text, "agent": _text, "positions": _count, "from_random": _count,
+    "from_self_play": _count, "unsettled": _count, "max_seconds": _or_null(_seconds),
+    "optimal_share": _share, "mean_loss": _points, "agent_seconds_per_move": _seconds,
+}
+_QUALITY_REQUIRED = ("positions", "optimal_share", "mean_loss", "agent_seconds_per_move")
+
+
+def _check_job_record(record: Any, job: Job, where: str) -> None:
+    """Refuse (:class:`_BadField`) a record that is not what :func:`record_of` writes for
+    ``job``: the fields its status needs (the report reads them), each of its kind, and its
+    moves named as the job's game names them."""
+    _fields(_JOB_FIELDS, required=("status",))(record, where)
+    if record["status"] == "timeout":
+        _require(record, where, ("max_seconds", "lower", "upper", "nodes"))
+    else:
+        _require(record, where, ("nodes", "seconds") if job.lines_only else (
+            "value", "best_moves", "nodes", "seconds"
+        ))
+        if job.openings and not job.lines_only and "moves" not in record:
+            _require(record, where, ("openings_max_seconds",))
+        for first in job.lines_after:
+            if first not in record.get("lines", {}):
+                raise _BadField(f"{where} has no line after {json.dumps(first)}")
+    # what is proven of the value comes with its cost, the moves found best with the others
+    for field, needed in (("value_seconds", "value_nodes"), ("best_so_far", "not_best")):
+        if field in record:
+            _require(record, where, (needed,))
+    named = [
+        (field, move) for field in ("best_moves", "moves", "move_bounds")
+        for move in record.get(field, ())
+    ]
+    for field, move in named:
+        try:
+            job.game.parse_move(move)
+        except AgonError:
+            raise _BadField(
+                f"{where}[{json.dumps(field)}] names {_shown(move)}, not a move of "
+                f"{job.game.description}"
+            ) from None
 
 
 def _write(path: Path, text: str) -> None:
