@@ -94,6 +94,14 @@ class Solve:
                 assert left > 0, f"no such line in {STARTED_WITHIN:g} s:\n{''.join(self._lines)}"
                 self._changed.wait(left)
 
+    def wait_until(self, happened: Callable[[], bool], what: str, poll: float = 0.01) -> None:
+        """Return once ``happened()``, the solve still running (within :data:`STARTED_WITHIN`)."""
+        end = time.monotonic() + STARTED_WITHIN
+        while not happened():
+            assert self.process.poll() is None, self.err
+            assert time.monotonic() < end, f"{what} in {STARTED_WITHIN:g} s"
+            time.sleep(poll)
+
     def signal_group(self, stop: signal.Signals) -> None:
         """Send ``stop`` to the solve's whole process group (if it has not ended)."""
         with contextlib.suppress(ProcessLookupError):
@@ -172,6 +180,12 @@ def assert_reports_a_settled_move(report: dict[str, Any]) -> None:
     assert report["nodes"] > 0
 
 
+def assert_stopped_before_any_proof(solve: Solve, stop: signal.Signals) -> None:
+    solve.signal_group(stop)
+    out, _ = assert_ended_interrupted(solve)
+    assert json.loads(out)["stopped"] == "interrupted"
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("jobs", ["1", "2"])
 def test_ctrl_c_while_the_solver_loads(jobs: str) -> None:
@@ -179,11 +193,8 @@ def test_ctrl_c_while_the_solver_loads(jobs: str) -> None:
     solver's modules (Numba)."""
     solve = Solve("alak", "--size", "9", "--openings", "--jobs", jobs, *SMALL_TABLE)
     maps = Path(f"/proc/{solve.process.pid}/maps")
-    end = time.monotonic() + STARTED_WITHIN
-    while "libllvmlite" not in maps.read_text():
-        assert solve.process.poll() is None, solve.err
-        assert time.monotonic() < end, "LLVM's library not loaded"
-        time.sleep(0.005)
+    solve.wait_until(lambda: "libllvmlite" in maps.read_text(), "LLVM's library not loaded",
+                     poll=0.005)
     solve.signal_group(signal.SIGINT)
     assert_ended_interrupted(solve)
 
@@ -202,14 +213,8 @@ def test_a_stop_while_the_kernels_compile(
         "alak", "--size", "9", "--openings", "--jobs", jobs, *SMALL_TABLE, "--json",
         env={**os.environ, "NUMBA_CACHE_DIR": str(cache)},
     )
-    end = time.monotonic() + STARTED_WITHIN
-    while not any(cache.rglob("*.nbi")):
-        assert solve.process.poll() is None, solve.err
-        assert time.monotonic() < end, "no kernel compiled"
-        time.sleep(0.05)
-    solve.signal_group(stop)
-    out, _ = assert_ended_interrupted(solve)
-    assert json.loads(out)["stopped"] == "interrupted"
+    solve.wait_until(lambda: any(cache.rglob("*.nbi")), "no kernel compiled", poll=0.05)
+    assert_stopped_before_any_proof(solve, stop)
 
 
 @pytest.mark.slow
@@ -219,14 +224,8 @@ def test_a_stop_while_the_workers_start(stop: signal.Signals) -> None:
     Ctrl-C ended it with a traceback; SIGTERM killed it, and the solve waited for it for
     ever)."""
     solve = Solve("alak", "--size", "9", "--openings", "--jobs", "2", *SMALL_TABLE, "--json")
-    end = time.monotonic() + STARTED_WITHIN
-    while not solve.workers():
-        assert solve.process.poll() is None, solve.err
-        assert time.monotonic() < end, "no worker started"
-        time.sleep(0.01)
-    solve.signal_group(stop)
-    out, _ = assert_ended_interrupted(solve)
-    assert json.loads(out)["stopped"] == "interrupted"
+    solve.wait_until(lambda: bool(solve.workers()), "no worker started")
+    assert_stopped_before_any_proof(solve, stop)
 
 
 @pytest.mark.slow
