@@ -13,6 +13,7 @@ from typing import Any
 import uvicorn
 
 from agon.web.app import create_app
+from agon.web.engines import EngineLevel
 
 
 def free_port() -> int:
@@ -24,10 +25,19 @@ def free_port() -> int:
 class BackgroundServer:
     """``with BackgroundServer(db_path) as server: ... server.url ...``"""
 
-    def __init__(self, db_path: str | Path, *, workers: int = 1, warm: bool = False) -> None:
+    def __init__(
+        self,
+        db_path: str | Path,
+        *,
+        workers: int = 1,
+        warm: bool = False,
+        engine_levels: tuple[EngineLevel, ...] = (),
+    ) -> None:
         self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}"
-        self.app = create_app(str(db_path), workers=workers, warm=warm)
+        self.app = create_app(
+            str(db_path), workers=workers, warm=warm, engine_levels=engine_levels
+        )
         config = uvicorn.Config(
             self.app, host="127.0.0.1", port=self.port, log_level="warning",
             ws_max_size=self.app.state.arena.limits.message_bytes,

@@ -42,6 +42,8 @@ for line in sys.stdin:
         last = words[2]
     elif words[0] == "genmove":
         if mode == "crash":
+            print("warming up", file=sys.stderr)
+            print("out of cheese", file=sys.stderr, flush=True)
             sys.exit(3)
         if mode == "hang":
             time.sleep(3600)
@@ -56,7 +58,7 @@ for line in sys.stdin:
 """
 REASONS = {
     "illegal": "answered the illegal move",
-    "crash": "ended (exit status 3)",
+    "crash": "ended (exit status 3); its last words: 'out of cheese'",
     "hang": "no answer to 'genmove",
     "garbage": "answered 'hello there' to 'genmove",
 }

@@ -105,6 +105,9 @@ def test_a_resignation_and_an_outcome_left_out() -> None:
     resigned = load_text(record_text(moves=["3"], result="W+R", reason="Black resigned",
                                      finished="2026-11-27T10:00:00+00:00"))
     assert resigned.result == "W+R" and not resigned.replay().is_over
+    forfeited = load_text(record_text(moves=["3"], result="B+F", reason="White forfeits: late",
+                                      finished="2026-11-27T10:00:00+00:00"))
+    assert forfeited.result == "B+F" and not forfeited.replay().is_over
     final = finished_alternator_game()
     left_out = load_text(json.dumps({"game": "alternator", "variant": final.game.options(),
                                      "moves": ["a1-a2", "b2-c2", "pass", "pass"]}))

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import random
 import re
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -14,6 +15,8 @@ from playwright.sync_api import Browser, BrowserContext, Page, expect
 
 from agon.core.records import GameRecord
 from agon.games import make_game
+from agon.web.engines import read_engine_levels
+from agon.web.levels import LEVELS_BY_KEY
 from background import BackgroundServer
 from web_fixtures import replayed
 
@@ -252,3 +255,26 @@ def test_rules_language_switch_is_remembered(page: Page, server: BackgroundServe
     expect(article).to_have_attribute("lang", "nl")
     page.goto(server.url + "/rules/alternator")
     expect(article).to_have_attribute("lang", "nl")
+
+
+def test_a_configured_program_is_a_level_of_its_games_only(
+    page: Page, tmp_path: Path
+) -> None:
+    agon = Path(sys.executable).parent / "agon"
+    config = tmp_path / "engines.toml"
+    config.write_text(
+        f'[engines.agon-random]\nlabel = "Random program"\n'
+        f'command = "{agon} engine alak --agent random"\nseconds = 5\ngames = ["alak"]\n'
+    )
+    levels = read_engine_levels(config, LEVELS_BY_KEY)
+    with BackgroundServer(tmp_path / "engines.db", engine_levels=levels) as server:
+        page.goto(server.url + "/")
+        page.wait_for_selector("#new-game[data-ready=true]")
+        page.check("input[name=game][value=alternator]")
+        options = page.locator("select[name=level] option")
+        expect(options).to_have_count(len(LEVELS_BY_KEY))
+        start_from_lobby(page, server, "alak", opponent="computer", level="agon-random",
+                         colour="white")
+        wait_for_moves(page, 1)
+        expect(page.locator("body")).to_contain_text("Random program")
+        assert view_of(server, page)["players"]["black"]["level"] == "agon-random"

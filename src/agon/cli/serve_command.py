@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import shlex
 from typing import Annotated
 
 import typer
@@ -60,6 +61,22 @@ def serve(
             show_default=False,
         ),
     ] = None,
+    engines: Annotated[
+        str | None,
+        typer.Option(
+            help="A TOML file of other programs (speaking GTP 2) to offer as computer levels "
+            "(default: $AGON_ENGINES, else none); see docs/engine.md.",
+            show_default=False,
+        ),
+    ] = None,
+    engines_at_once: Annotated[
+        int | None,
+        typer.Option(
+            help="Processes of those programs running at once, one for each game "
+            "(default: $AGON_ENGINES_AT_ONCE, else 8).",
+            show_default=False,
+        ),
+    ] = None,
     idle_days: Annotated[
         float | None,
         typer.Option(
@@ -76,22 +93,31 @@ def serve(
 
     from agon.web.app import create_app
     from agon.web.config import ArenaLimits, database_url
+    from agon.web.engines import configured_levels
+    from agon.web.levels import LEVELS_BY_KEY
 
     try:
         url = database_url(db)
         limits = ArenaLimits.from_environment(
             games_per_minute=games_per_minute, hints_per_minute=hints_per_minute,
             analyses_per_minute=analyses_per_minute, reviews_per_minute=reviews_per_minute,
-            idle_days=idle_days,
+            idle_days=idle_days, engines_at_once=engines_at_once,
         )
+        engine_levels = configured_levels(engines, LEVELS_BY_KEY)
     except AgonError as error:
         fail(str(error))
     shown = url.render_as_string()  # the password, if any, is hidden
     try:
-        app = create_app(url, workers=workers, limits=limits)
+        app = create_app(url, workers=workers, limits=limits, engine_levels=engine_levels)
     except SQLAlchemyError as error:
         fail(f"cannot open the database {shown}: {error.__class__.__name__}: {error}")
     typer.echo(f"Agon arena on http://{host}:{port}/  (database: {shown})")
+    for level in engine_levels:
+        games = ", ".join(level.games) if level.games is not None else "every game"
+        typer.echo(
+            f"  level {level.key}: {level.label}, {shlex.join(level.engine.argv)}, "
+            f"{level.engine.seconds} s a move ({games})"
+        )
     uvicorn.run(
         app, host=host, port=port, log_level="info", ws_max_size=limits.message_bytes
     )

@@ -37,8 +37,9 @@ MAX_REASON_LENGTH = 200
 MAX_MOMENT_LENGTH = 64
 """The longest texts a record's fields hold (a player's name, the result, the reason the game
 ended, a date): longer ones are refused, not shown."""
-RESIGNATION = re.compile(r"[BW]\+R")
-"""A result that ends a game before its rules do: the winner's letter and R."""
+EARLY_END = re.compile(r"[BW]\+[RF]")
+"""A result before the rules end the game: a resignation (``+R``) or a forfeit (``+F``), as SGF
+writes them."""
 
 GameFactory = Callable[[str, Mapping[str, Any]], Game]
 """Builds a game from its registry name and options (``agon.games.make_game``)."""
@@ -189,10 +190,10 @@ class GameRecord:
             self.result = final.result
             self.reason = self.reason or final.end_reason
             self.finished = self.finished or self.started
-        elif self.result is not None and not RESIGNATION.fullmatch(self.result):
+        elif self.result is not None and not EARLY_END.fullmatch(self.result):
             raise RecordError(
                 f"'result' is {quoted(self.result)}, but the game is not over after its moves "
-                "(only a resignation, B+R or W+R, ends it early)"
+                "(only a resignation, B+R or W+R, or a forfeit, B+F or W+F, ends it early)"
             )
         if (self.result is None) != (self.finished is None):
             given, missing = ("result", "finished") if self.finished is None else (

@@ -21,6 +21,7 @@ import signal
 import subprocess
 import threading
 import time
+from collections import deque
 from contextlib import suppress
 from dataclasses import dataclass
 from typing import IO
@@ -63,6 +64,10 @@ MAX_REPLY_LINE_BYTES = MAX_LINE_BYTES
 MAX_REPLY_LINES = 1000
 QUEUED_LINES = 16
 """Lines read ahead of the referee: more wait in the pipe, not in memory."""
+KEPT_ERROR_LINES = 20
+"""The last lines of the program's standard error kept (each cut at :data:`MAX_ERROR_LINE`
+characters), to say why it ended; the rest is read and dropped, so that it never blocks."""
+MAX_ERROR_LINE = 300
 RESIGN = "resign"
 
 _TIME_CONTROL = re.compile(r"@([0-9][0-9.]*(?:s|ms)?)\s*$")
@@ -78,6 +83,11 @@ class EngineSpec:
 
     argv: tuple[str, ...]
     seconds: int
+
+    @property
+    def text(self) -> str:
+        """The spec as written: ``engine:COMMAND@SECONDSs``."""
+        return f"{ENGINE_PREFIX}{shlex.join(self.argv)}@{self.seconds}s"
 
     @property
     def waited_seconds(self) -> float:
@@ -157,6 +167,20 @@ def read_replies(stream: IO[bytes], lines: queue.Queue[bytes | None]) -> None:
     lines.put(None)
 
 
+def keep_last_lines(stream: IO[bytes], kept: deque[str]) -> None:
+    """Read ``stream`` to its end, keeping its last lines in ``kept`` (a bounded deque)."""
+    while True:
+        try:
+            line = stream.readline(MAX_REPLY_LINE_BYTES)
+        except (OSError, ValueError):
+            return
+        if not line:
+            return
+        text = line.decode("utf-8", "replace").rstrip("\r\n")
+        if text.strip():
+            kept.append(text[:MAX_ERROR_LINE])
+
+
 # --- the player -----------------------------------------------------------------------------
 
 
@@ -164,10 +188,10 @@ class ExternalEngine(Agent):
     """Another program as a player, refereed: see the module's description. ``close`` ends the
     program (and whatever it started); a context manager closes it too."""
 
-    def __init__(self, game: Game, spec: str, seed: int | None = None) -> None:
+    def __init__(self, game: Game, spec: str | EngineSpec, seed: int | None = None) -> None:
         super().__init__(game, seed)
-        self._spec = spec.strip()
-        self.engine = parse_engine_spec(spec)
+        self.engine = parse_engine_spec(spec) if isinstance(spec, str) else spec
+        self._spec = spec.strip() if isinstance(spec, str) else spec.text
         self.usual_start = game.new_state().position()
         self.told_start: str | None = None
         """The position text the program was set to, where it is not the usual start."""
@@ -182,7 +206,7 @@ class ExternalEngine(Agent):
                 self.engine.argv,
                 stdin=subprocess.PIPE,
                 stdout=subprocess.PIPE,
-                stderr=subprocess.DEVNULL,
+                stderr=subprocess.PIPE,
                 start_new_session=True,  # (its own process group: close ends what it started)
             )
         except OSError as error:
@@ -198,6 +222,16 @@ class ExternalEngine(Agent):
             daemon=True,
         )
         self.reader.start()
+        self.error_lines: deque[str] = deque(maxlen=KEPT_ERROR_LINES)
+        """The last lines the program wrote to its standard error."""
+        assert self.process.stderr is not None
+        self.error_reader = threading.Thread(
+            target=keep_last_lines,
+            args=(self.process.stderr, self.error_lines),
+            name="engine-errors",
+            daemon=True,
+        )
+        self.error_reader.start()
         try:
             self._set_up()
         except BaseException:
@@ -403,10 +437,15 @@ class ExternalEngine(Agent):
         """How the program ended, in words (its output ends a moment before it does)."""
         ended = self._end(QUIT_SECONDS)
         if ended is None:
-            return "closed its output"
-        if ended.si_code == os.CLD_EXITED:
-            return f"ended (exit status {ended.si_status})"
-        return f"ended by signal {ended.si_status}"
+            how = "closed its output"
+        elif ended.si_code == os.CLD_EXITED:
+            how = f"ended (exit status {ended.si_status})"
+        else:
+            how = f"ended by signal {ended.si_status}"
+        self.error_reader.join(QUIT_SECONDS if ended is not None else 0)
+        if self.error_lines:
+            how += f"; its last words: {quoted(self.error_lines[-1])}"
+        return how
 
     def _forfeit(self, reason: str) -> Forfeit:
         self.healthy = False
@@ -422,6 +461,10 @@ class ExternalEngine(Agent):
         if not self.reader.is_alive():
             assert self.process.stdout is not None
             self.process.stdout.close()
+        self.error_reader.join(QUIT_SECONDS)
+        if not self.error_reader.is_alive():
+            assert self.process.stderr is not None
+            self.process.stderr.close()
 
 
 def _colour(player: Player) -> str:

@@ -31,9 +31,10 @@ from agon.games import plugins
 from agon.web import pages, views
 from agon.web.arena import Arena, NewGame
 from agon.web.config import ArenaLimits, database_url
+from agon.web.engines import EngineLevel, configured_levels
 from agon.web.errors import ArenaError, Conflict, NotFound
 from agon.web.guard import BodyLimit, RateLimit, SecurityHeaders, TooManyRequests
-from agon.web.levels import DEFAULT_LEVEL, LEVELS, level_spec
+from agon.web.levels import DEFAULT_LEVEL, LEVELS_BY_KEY
 from agon.web.seats import COLOURS
 from agon.web.store import Store
 from agon.web.study import MAX_POSITION_TEXT, MAX_STUDY_MOVES, Line, read_line, read_record
@@ -119,17 +120,24 @@ def create_app(
     executor: str = "process",
     warm: bool = True,
     limits: ArenaLimits | None = None,
+    engine_levels: tuple[EngineLevel, ...] | None = None,
 ) -> FastAPI:
     """The arena on database ``db`` (a URL or SQLite path; default: see ``config``).
 
     ``executor`` is ``process`` (agents in worker processes, the default) or ``thread``;
     ``warm`` loads the agents' compiled kernels in each worker at startup (slow only the first
     time, when Numba compiles them); ``limits``: what one client may ask (default: from the
-    environment, see :class:`ArenaLimits`).
+    environment, see :class:`ArenaLimits`); ``engine_levels``: other programs offered as
+    computer levels (default: those of ``$AGON_ENGINES``, see :mod:`agon.web.engines`).
     """
     url = db if isinstance(db, URL) else database_url(db)
     limits = limits or ArenaLimits.from_environment()
-    arena = Arena(Store(url), workers=workers, executor=executor, warm=warm, limits=limits)
+    if engine_levels is None:
+        engine_levels = configured_levels(None, LEVELS_BY_KEY)
+    arena = Arena(
+        Store(url), workers=workers, executor=executor, warm=warm, limits=limits,
+        engine_levels=engine_levels,
+    )
 
     @asynccontextmanager
     async def lifespan(_app: FastAPI) -> AsyncIterator[None]:
@@ -273,10 +281,6 @@ def _add_api(app: FastAPI, arena: Arena, new_games: RateLimit) -> None:
     @app.get("/api/meta")
     async def meta() -> dict[str, Any]:
         """Games, their default options, the computer's levels and the rules' languages."""
-        levels = [
-            {"key": level.key, "label": level.label, "agent": level_spec(level.key)}
-            for level in LEVELS
-        ]
         return {
             "games": {
                 name: {
@@ -291,7 +295,7 @@ def _add_api(app: FastAPI, arena: Arena, new_games: RateLimit) -> None:
                 }
                 for name, found in plugins().items()
             },
-            "levels": levels,
+            "levels": arena.levels(),
             "default_level": DEFAULT_LEVEL,
             "languages": LANGUAGE_NAMES,
         }
@@ -334,7 +338,7 @@ def _add_api(app: FastAPI, arena: Arena, new_games: RateLimit) -> None:
     async def get_game(game_id: str, token: Token = None) -> dict[str, Any]:
         loaded = await arena.load(game_id)
         arena.computer.ensure_thinking(loaded)
-        return views.game_view(loaded, token)
+        return views.game_view(loaded, token, arena.level_labels)
 
     @app.post("/api/games/{game_id}/moves", responses=refusals(403, 404, 409, 413, 422))
     async def play(game_id: str, body: MoveBody, token: Token = None) -> dict[str, Any]:
@@ -407,7 +411,9 @@ def _add_api(app: FastAPI, arena: Arena, new_games: RateLimit) -> None:
             except NotFound as error:
                 await socket.close(code=4404, reason=str(error)[:100])
                 return
-            await socket.send_json({"type": "update", "view": views.public_view(loaded)})
+            await socket.send_json(
+                {"type": "update", "view": views.public_view(loaded, arena.level_labels)}
+            )
             arena.computer.ensure_thinking(loaded)
             following = asyncio.create_task(arena.follow(game_id, loaded.stored.revision))
             try:

@@ -19,14 +19,15 @@ from typing import Any, Literal
 
 from agon.core.errors import quoted
 from agon.core.game import Move, State
-from agon.core.records import GameRecord
+from agon.core.records import MAX_REASON_LENGTH, GameRecord
 from agon.games import make_game
 from agon.web import analysts, views
 from agon.web.config import ArenaLimits
+from agon.web.engines import EngineLevel, EngineSeats, level_key_of
 from agon.web.errors import ArenaError, Conflict, Forbidden, NotFound
 from agon.web.guard import RateLimit, TooManyRequests
 from agon.web.hub import Hub
-from agon.web.levels import first_available, level_spec
+from agon.web.levels import LEVELS, first_available, level_spec
 from agon.web.puzzles import Puzzles
 from agon.web.replay import Loaded, replay
 from agon.web.seats import (
@@ -39,7 +40,7 @@ from agon.web.seats import (
     undo_keeps,
     undo_refusal,
 )
-from agon.web.store import Outcome, StaleGame, Store
+from agon.web.store import Outcome, StaleGame, Store, StoredGame
 from agon.web.study import MAX_STUDY_MOVES, Line, Study
 from agon.web.thinking import Computer, SideWork
 
@@ -88,11 +89,21 @@ class Arena:
         executor: str = "process",
         warm: bool = True,
         limits: ArenaLimits | None = None,
+        engine_levels: tuple[EngineLevel, ...] = (),
     ) -> None:
         self.store = store
         self.hub = Hub()
-        self.computer = Computer(self, workers=workers, kind=executor, warm=warm)
         self.limits = limits or ArenaLimits()
+        self.engine_levels = {level.key: level for level in engine_levels}
+        self.level_labels = {
+            **{level.key: level.label for level in LEVELS},
+            **{level.key: level.label for level in engine_levels},
+        }
+        """Each computer level's name, Agon's own and the configured programs'."""
+        engines = EngineSeats(engine_levels, self.limits.engines_at_once)
+        self.computer = Computer(
+            self, workers=workers, kind=executor, warm=warm, engines=engines
+        )
         self._locks: dict[str, asyncio.Lock] = defaultdict(asyncio.Lock)
         self._hints = RateLimit(self.limits.hints_per_minute)
         self.side_work = SideWork(workers, {
@@ -147,7 +158,29 @@ class Arena:
         return [self._summary(replay(stored)) for stored in stored_games]
 
     def _summary(self, loaded: Loaded) -> dict[str, Any]:
-        return views.summary(loaded, self.hub.watchers(loaded.stored.id))
+        return views.summary(loaded, self.hub.watchers(loaded.stored.id), self.level_labels)
+
+    def levels(self) -> list[dict[str, Any]]:
+        """The computer's levels as the lobby lists them: Agon's own, then the configured
+        programs (each with the games it plays)."""
+        own = [
+            {"key": level.key, "label": level.label, "agent": level_spec(level.key),
+             "games": None}
+            for level in LEVELS
+        ]
+        return own + [level.describe() for level in self.engine_levels.values()]
+
+    def _computer_seat(self, level_key: str, game_name: str) -> dict[str, str | None]:
+        """The computer's seat at ``level_key``: an agent's spec, or a configured program."""
+        engine_level = self.engine_levels.get(level_key)
+        if engine_level is None:
+            return {"agent": level_spec(level_key), "level": level_key}
+        if not engine_level.plays(game_name):
+            games = ", ".join(engine_level.games or ())
+            raise ArenaError(
+                f"the level {quoted(level_key)} ({engine_level.label}) plays {games} only"
+            )
+        return {"agent": engine_level.stored_agent, "level": level_key}
 
     # --- creating -------------------------------------------------------------------------------
 
@@ -163,9 +196,8 @@ class Arena:
         seats: dict[str, dict[str, str | None]] = {}
         invite: str | None = None
         if request.opponent == "computer":
-            spec = level_spec(request.level)
             seats[colour] = {"token": kept}
-            seats[other] = {"agent": spec, "level": request.level}
+            seats[other] = self._computer_seat(request.level, game.name)
         elif request.opponent == "local":
             seats = {"black": {"token": kept}, "white": {"token": kept}}
         elif request.opponent == "friend":
@@ -235,6 +267,18 @@ class Arena:
             )
         return await self._announce(game_id, token)
 
+    async def forfeit(self, loaded: Loaded, colour: str, reason: str) -> None:
+        """End the game: the player of ``colour`` (a configured program) forfeits it."""
+        winner = "W" if colour == "black" else "B"
+        who = views.player_label(loaded.stored, colour, self.level_labels)
+        said = f"{colour.capitalize()} ({who}) forfeits: {reason}"
+        if len(said) > MAX_REASON_LENGTH:
+            said = said[: MAX_REASON_LENGTH - 1] + "…"
+        outcome = Outcome("over", f"{winner}+F", said, colour)
+        await asyncio.to_thread(
+            self.store.finish, loaded.stored.id, loaded.stored.revision, outcome
+        )
+
     async def choices(self, game_id: str, picked: list[str]) -> dict[str, Any]:
         """What the board places picked so far (by name, in order) make: see
         :func:`~agon.web.views.choices_view`."""
@@ -288,7 +332,8 @@ class Arena:
                 f"{MAX_STUDY_MOVES:,}"
             )
         players = {
-            colour: views.player_label(loaded.stored, colour) for colour in COLOURS
+            colour: views.player_label(loaded.stored, colour, self.level_labels)
+            for colour in COLOURS
         }
         found = self.study.review(line, players, client)
         found["game_id"] = game_id
@@ -297,7 +342,7 @@ class Arena:
     async def record(self, game_id: str) -> GameRecord:
         loaded = await self.load(game_id)
         stored = loaded.stored
-        players = {colour: stored.agents[colour] or "human" for colour in COLOURS}
+        players = {colour: self._player_name(stored, colour) for colour in COLOURS}
         record = GameRecord.from_state(
             loaded.state, players=players, started=stored.created.isoformat()
         )
@@ -305,6 +350,15 @@ class Arena:
             record.result, record.reason = stored.result, stored.reason
             record.finished = stored.updated.isoformat()
         return record
+
+    def _player_name(self, stored: StoredGame, colour: str) -> str:
+        """A seat's player as a record names it: the agent's spec, the configured program's
+        name, or ``human``."""
+        agent = stored.agents[colour]
+        engine_level = self.engine_levels.get(level_key_of(agent) or "")
+        if engine_level is not None:
+            return f"{engine_level.label} (engine)"
+        return agent or "human"
 
     # --- storing and announcing -----------------------------------------------------------------
 
@@ -332,11 +386,13 @@ class Arena:
         loaded = await self.load(game_id)
         await self.broadcast(loaded)
         self.computer.ensure_thinking(loaded)
-        return views.game_view(loaded, token)
+        if not loaded.active:
+            await self.computer.engines.release(game_id)
+        return views.game_view(loaded, token, self.level_labels)
 
     async def broadcast(self, loaded: Loaded) -> None:
         """Send the game's public view to everyone watching it."""
-        update = {"type": "update", "view": views.public_view(loaded)}
+        update = {"type": "update", "view": views.public_view(loaded, self.level_labels)}
         await self.hub.broadcast(loaded.stored.id, update, loaded.stored.revision)
 
     async def follow(self, game_id: str, seen: int) -> None:

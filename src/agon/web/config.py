@@ -88,6 +88,9 @@ class ArenaLimits:
     being made, is shared and not counted)."""
     analysis_seconds: float = 30.0
     """The longest the engine refines one position for the analysis board."""
+    engines_at_once: int = 8
+    """Processes of configured programs (``--engines``) running at once: one for each game
+    against such a level, the one unused longest ended to make room."""
     review_seconds: float = 120.0
     """The longest a review of one game thinks in all (each position gets its share, at most
     a second)."""

@@ -17,7 +17,9 @@ from typing import Any, Protocol, TypeVar
 from agon.core.errors import AgonError
 from agon.core.game import Move
 from agon.core.workers import die_with_parent
+from agon.search.agent import Forfeit
 from agon.search.registry import make_agent
+from agon.web.engines import EngineSeats, level_key_of
 from agon.web.guard import TooManyRequests
 from agon.web.levels import think, warm_up
 from agon.web.replay import Loaded
@@ -42,6 +44,8 @@ class GameAccess(Protocol):
 
     async def broadcast(self, loaded: Loaded) -> None: ...
 
+    async def forfeit(self, loaded: Loaded, colour: str, reason: str) -> None: ...
+
 
 def start_thinker(server: int, warm: bool) -> None:
     """Run first in each worker process: end with the ``server`` process, however it ends (a
@@ -60,10 +64,20 @@ def seed_for(game_id: str, ply: int) -> int:
 
 class Computer:
     """The computer's seat in every game: its thinking, in ``workers`` processes (or threads,
-    where ``kind`` is ``thread``), and its turns, each played as soon as it comes."""
+    where ``kind`` is ``thread``), or by the configured programs of ``engines``; and its turns,
+    each played as soon as it comes."""
 
-    def __init__(self, games: GameAccess, *, workers: int, kind: str, warm: bool) -> None:
+    def __init__(
+        self,
+        games: GameAccess,
+        *,
+        workers: int,
+        kind: str,
+        warm: bool,
+        engines: EngineSeats | None = None,
+    ) -> None:
         self._games = games
+        self.engines = engines or EngineSeats((), 1)
         self._workers = workers
         self._kind = kind
         self._warm = warm
@@ -94,6 +108,7 @@ class Computer:
         """Stop the turns being played and shut the worker pool down."""
         for task in list(self._thinking.values()):
             task.cancel()
+        self.engines.close()
         if self._executor is not None:
             self._executor.shutdown(wait=True, cancel_futures=True)
 
@@ -108,23 +123,22 @@ class Computer:
         try:
             while True:
                 loaded = await self._games.load(game_id)
+                if not loaded.active:
+                    await self.engines.release(game_id)
                 if not loaded.computer_to_move:
                     return
                 colour = loaded.to_move
                 assert colour is not None
                 spec = loaded.stored.agents[colour] or "random"
-                analysis = await self.analyse(loaded, spec)
+                choice = await self._choose(loaded, spec)
                 async with self._games.lock(game_id):
                     now = await self._games.load(game_id)
                     if now.stored.revision != loaded.stored.revision:
                         continue  # undone or resigned meanwhile: think again about the new state
-                    try:
-                        move = now.state.play_text(analysis["move"])
-                    except AgonError:
-                        log.exception("agent %s chose an illegal move in game %s", spec, game_id)
-                        move = make_agent("random", now.game).choose(now.state)
-                        now.state.play(move)
-                    await self._games.store_move(now, move)
+                    if isinstance(choice, Forfeit):
+                        await self._games.forfeit(now, colour, str(choice))
+                    else:
+                        await self._games.store_move(now, self._checked(now, choice, spec))
                 await self._games.broadcast(await self._games.load(game_id))
         except asyncio.CancelledError:
             raise
@@ -133,6 +147,30 @@ class Computer:
         finally:
             if self._thinking.get(game_id) is asyncio.current_task():
                 del self._thinking[game_id]
+
+    async def _choose(self, loaded: Loaded, spec: str) -> str | Forfeit:
+        """The move of the seat's agent (an agent's spec, or a configured program's level),
+        as text; a program that cannot give one forfeits."""
+        key = level_key_of(spec)
+        if key is None:
+            return str((await self.analyse(loaded, spec))["move"])
+        try:
+            move = await self.engines.move(loaded.stored.id, key, loaded.game, loaded.state)
+        except Forfeit as forfeit:
+            return forfeit
+        return loaded.game.format_move(move)
+
+    @staticmethod
+    def _checked(loaded: Loaded, text: str, spec: str) -> Move:
+        """The agent's move played on ``loaded.state``; a random one where it is illegal (an
+        agent of Agon's own with a bug: logged)."""
+        try:
+            return loaded.state.play_text(text)
+        except AgonError:
+            log.exception("agent %s chose an illegal move in game %s", spec, loaded.stored.id)
+            move = make_agent("random", loaded.game).choose(loaded.state)
+            loaded.state.play(move)
+            return move
 
     async def run(
         self, function: Callable[..., T], *arguments: Any, timeout: float = THINKING_TIMEOUT_S

@@ -4,7 +4,7 @@ the board places clicked so far make."""
 from __future__ import annotations
 
 import functools
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -13,22 +13,30 @@ from agon.core.game import Game, Move, State, format_points
 from agon.core.player import Player
 from agon.games import plugin_of, renderer
 from agon.web.errors import ArenaError
-from agon.web.levels import LEVELS_BY_KEY
+from agon.web.levels import LEVELS
 from agon.web.pages import variant_query
 from agon.web.replay import Loaded
 from agon.web.seats import COLOURS, invitation, seats_of, undo_keeps
 from agon.web.store import StoredGame
 
+OWN_LEVEL_LABELS: Mapping[str, str] = {level.key: level.label for level in LEVELS}
+"""The names of Agon's own levels (an arena with configured programs adds theirs)."""
 
-def game_view(loaded: Loaded, token: str | None = None) -> dict[str, Any]:
-    """What a browser shows; with a token, also what that seat may do."""
-    view = public_view(loaded)
+
+def game_view(
+    loaded: Loaded, token: str | None = None, labels: Mapping[str, str] = OWN_LEVEL_LABELS
+) -> dict[str, Any]:
+    """What a browser shows; with a token, also what that seat may do. ``labels``: the
+    computer levels' names."""
+    view = public_view(loaded, labels)
     view["you"] = seats_of(loaded.stored, token)
     view["invite_token"] = invitation(loaded.stored, token)
     return view
 
 
-def public_view(loaded: Loaded) -> dict[str, Any]:
+def public_view(
+    loaded: Loaded, labels: Mapping[str, str] = OWN_LEVEL_LABELS
+) -> dict[str, Any]:
     """What every watcher of the game is sent."""
     stored, game, state = loaded.stored, loaded.game, loaded.state
     last = _last_move(state)
@@ -40,7 +48,7 @@ def public_view(loaded: Loaded) -> dict[str, Any]:
         "description": game.description,
         "variant": game.options(),
         "mode": stored.mode,
-        "players": {colour: _player(stored, colour) for colour in COLOURS},
+        "players": {colour: _player(stored, colour, labels) for colour in COLOURS},
         "moves": [
             {"ply": ply, "player": mover.label, "text": text}
             for ply, (mover, text) in enumerate(
@@ -74,7 +82,9 @@ def public_view(loaded: Loaded) -> dict[str, Any]:
     }
 
 
-def summary(loaded: Loaded, watchers: int) -> dict[str, Any]:
+def summary(
+    loaded: Loaded, watchers: int, labels: Mapping[str, str] = OWN_LEVEL_LABELS
+) -> dict[str, Any]:
     """A line in the lobby's lists."""
     stored = loaded.stored
     return {
@@ -82,7 +92,7 @@ def summary(loaded: Loaded, watchers: int) -> dict[str, Any]:
         "game": loaded.game.name,
         "description": loaded.game.description,
         "mode": stored.mode,
-        "players": {colour: _player(stored, colour) for colour in COLOURS},
+        "players": {colour: _player(stored, colour, labels) for colour in COLOURS},
         "plies": len(stored.moves),
         "to_move": loaded.to_move,
         "status": stored.status,
@@ -93,19 +103,20 @@ def summary(loaded: Loaded, watchers: int) -> dict[str, Any]:
     }
 
 
-def player_label(stored: StoredGame, colour: str) -> str:
+def player_label(
+    stored: StoredGame, colour: str, labels: Mapping[str, str] = OWN_LEVEL_LABELS
+) -> str:
     """Who sits on a seat, in a few words ("Player", "Computer · Medium")."""
-    return str(_player(stored, colour)["label"])
+    return str(_player(stored, colour, labels)["label"])
 
 
-def _player(stored: StoredGame, colour: str) -> dict[str, Any]:
+def _player(stored: StoredGame, colour: str, labels: Mapping[str, str]) -> dict[str, Any]:
     """Who sits on a seat, in words: a person, or the computer at its level."""
     agent, level_key = stored.agents[colour], stored.levels[colour]
     if agent is None:
         label = "Friend" if stored.mode == "friend" and colour != stored.host else "Player"
         return {"kind": "human", "label": label}
-    level = LEVELS_BY_KEY.get(level_key or "")
-    name = level.label if level else agent
+    name = labels.get(level_key or "", agent)
     label = f"Computer · {name}"
     return {"kind": "computer", "label": label, "agent": agent, "level": level_key}
 
@@ -120,6 +131,8 @@ def headline(stored: StoredGame) -> str | None:
     margin = stored.result.partition("+")[2]
     if margin == "R":
         return f"{winner} wins by resignation"
+    if margin == "F":
+        return f"{winner} wins by forfeit"
     return f"{winner} wins by {margin}"
 
 

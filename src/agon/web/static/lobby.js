@@ -62,8 +62,9 @@ function refreshForm() {
 function fillLevels() {
   if (!meta) return;
   const previous = levelSelect.value || meta.default_level;
+  const game = chosenGame();
   levelSelect.replaceChildren(
-    ...meta.levels.map((level) => {
+    ...meta.levels.filter((level) => !level.games || level.games.includes(game)).map((level) => {
       const option = new Option(`${level.label} (${level.agent})`, level.key);
       option.selected = level.key === previous;
       return option;
