@@ -46,12 +46,15 @@ class FastAgent(Agent):
         self._seeds = random.Random(self.seed)
 
     def warmed_up(self) -> Self:
-        """This agent, after one tiny search: Numba loads (or compiles) its kernels now rather
-        than on the clock of the first move."""
+        """This agent, after tiny searches of the start and of the position after its first
+        move: Numba loads (or compiles) its kernels now, those of a search that goes on from an
+        earlier move's (a tree or table kept) too, rather than on the clock of a move."""
         state = self.game.new_state()
-        if not state.is_over:
-            self.analyse(state, Limit(count=2))
-            self.reset()
+        for _ in range(2):
+            if state.is_over:
+                break
+            state.play(self.analyse(state, Limit(count=2)).best_move)
+        self.reset()
         return self
 
     def choose(self, state: State, limit: Limit | None = None) -> Move:

@@ -58,10 +58,14 @@ def _outcome(black_margin: float) -> int:
     return 1
 
 
-@njit(cache=True)
-def _for_player(outcome: int, player: int) -> int:
+def outcome_for(outcome: int, player: int) -> int:
     """A doubled result (Black's) as seen by ``player``: 2 won, 1 drawn, 0 lost."""
     return outcome if player == 0 else 2 - outcome
+
+
+_for_player = njit(cache=True)(outcome_for)
+""":func:`outcome_for` compiled, for the kernels (Python calls the plain function: no kernel is
+compiled on a move's clock)."""
 
 
 @njit(cache=True)
@@ -408,7 +412,7 @@ class MctsAgent(FastAgent):
 
         def preference(child: int) -> tuple[int, float, float]:
             proof = int(tree.flags[PROOF, child])
-            known = -1 if proof == UNPROVEN else _for_player(proof, player)
+            known = -1 if proof == UNPROVEN else outcome_for(proof, player)
             rank = {2: 2, -1: 1, 1: 1, 0: 0}[known]
             return rank, float(tree.stats[VISITS, child]), float(tree.stats[SCORE, child])
 
@@ -421,7 +425,7 @@ class MctsAgent(FastAgent):
         proof = int(tree.flags[PROOF, best])
         mover = int(tree.flags[MOVER, best])
         if proof != UNPROVEN:
-            win_rate: float | None = _for_player(proof, mover) / 2.0
+            win_rate: float | None = outcome_for(proof, mover) / 2.0
         else:
             win_rate = float(tree.stats[SCORE, best]) / visits if visits else None
         variation = [int(tree.links[MOVE, best])]
