@@ -355,6 +355,14 @@ class AlakState(State):
         """Boards (baljeu, tromp-taylor) or ``board:x`` positions (traditional) from before a
         loaded position, as its ``seen=`` field lists them."""
         self._stack: list[AlakPosition] = []
+        # (kept as moves are played and taken back, so that no rule rebuilds them from the
+        # whole history for each point it checks)
+        self._earlier = Counter(self._loaded_history)
+        """How often each earlier entry (:meth:`_token`) occurs, loaded or played since."""
+        self._earlier_boards = Counter(token.split(":")[0] for token in self._loaded_history)
+        """How often each earlier board occurs."""
+        self._placements_now: list[Move] | None = None
+        """The legal placements of the current position, once asked for."""
 
     # --- queries ----------------------------------------------------------------------------
 
@@ -379,8 +387,9 @@ class AlakState(State):
             return f"{position.board}:{STONES[position.player]}"
         return position.board
 
-    def _seen_boards(self) -> set[str]:
-        return {token.split(":")[0] for token in self._history_tokens()} | {self.board}
+    def _seen(self, board: str) -> bool:
+        """Whether ``board`` is the current board or an earlier one."""
+        return board == self.board or self._earlier_boards[board] > 0
 
     @property
     def to_move(self) -> Player | None:
@@ -398,8 +407,7 @@ class AlakState(State):
         return None
 
     def _repetitions(self) -> int:
-        tokens = Counter(self._history_tokens())
-        return tokens[self._token(self.current)] + 1
+        return self._earlier[self._token(self.current)] + 1
 
     def _placement_problem(self, point: int) -> str | None:
         game, now = self.game, self.current
@@ -419,7 +427,7 @@ class AlakState(State):
                 f"{rules.repetition_name}: playing {name} would recreate the board as it stood "
                 "before the opponent's last move"
             )
-        if rules.repetition is Repetition.ANY_EARLIER_BOARD and board in self._seen_boards():
+        if rules.repetition is Repetition.ANY_EARLIER_BOARD and self._seen(board):
             return (
                 f"{rules.repetition_name}: playing {name} would recreate an earlier arrangement "
                 "of stones"
@@ -427,13 +435,17 @@ class AlakState(State):
         return None
 
     def _placements(self) -> list[Move]:
-        return [p for p in range(self.game.size) if self._placement_problem(p) is None]
+        if self._placements_now is None:
+            self._placements_now = [
+                p for p in range(self.game.size) if self._placement_problem(p) is None
+            ]
+        return self._placements_now
 
     def legal_moves(self) -> list[Move]:
         if self.is_over:
             return []
         moves = self._placements()
-        return [*moves, self.game.size] if self.game.has_pass else moves
+        return [*moves, self.game.size] if self.game.has_pass else list(moves)
 
     def illegal_reason(self, move: Move) -> str | None:
         if self.is_over:
@@ -472,6 +484,9 @@ class AlakState(State):
     def _apply(self, move: Move) -> None:
         now = self.current
         self._stack.append(now)
+        self._earlier[self._token(now)] += 1
+        self._earlier_boards[now.board] += 1
+        self._placements_now = None
         if move == self.game.size:
             self.current = replace(
                 now, player=now.player.other, passes=now.passes + 1,
@@ -494,11 +509,21 @@ class AlakState(State):
 
     def _revert(self) -> None:
         self.current = self._stack.pop()
+        for counts, entry in (
+            (self._earlier, self._token(self.current)), (self._earlier_boards, self.current.board)
+        ):
+            counts[entry] -= 1
+            if not counts[entry]:
+                del counts[entry]
+        self._placements_now = None
 
     def copy(self) -> AlakState:
         twin = AlakState(self.game, self.current, self._loaded_history)
         twin.history = list(self.history)
         twin._stack = list(self._stack)
+        twin._earlier = Counter(self._earlier)
+        twin._earlier_boards = Counter(self._earlier_boards)
+        twin._placements_now = self._placements_now
         return twin
 
     def key(self) -> tuple[AlakPosition, tuple[str, ...]]:
