@@ -8,6 +8,7 @@ import sys
 
 import pytest
 
+import agon.study  # noqa: F401 - (registers the strongest agent, made warm as the others)
 from agon.core.limits import Limit
 from agon.games import make_game, names
 from agon.search.registry import AGENTS, make_agent

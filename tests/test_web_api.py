@@ -79,7 +79,8 @@ def test_computer_moves_first_when_the_person_takes_white(client: TestClient) ->
 def test_meta_lists_games_levels_and_languages(client: TestClient) -> None:
     meta = client.get("/api/meta").json()
     assert {"alternator", "alak"} <= set(meta["games"])
-    assert [level["key"] for level in meta["levels"]] == ["beginner", "easy", "medium", "hard"]
+    assert [level["key"] for level in meta["levels"]] == [
+        "beginner", "easy", "medium", "hard", "strongest"]
     assert meta["levels"][0]["agent"] == "random"
     assert set(meta["languages"]) == {"en", "es", "nl", "lt"}
 
@@ -542,3 +543,21 @@ def test_any_move_text_gets_an_answer_not_a_crash(client: TestClient, text: str)
     detail = answer.json().get("detail")
     assert answer.status_code == 200 or (isinstance(detail, str) and detail)
     json.dumps(answer.json())
+
+
+def test_a_worker_keeps_its_agents_between_moves() -> None:
+    """The computer's tables are not thrown away after each move: a worker keeps the agents it
+    used last (one for each variant and spec), and lets go of the oldest."""
+    from agon.web import levels
+
+    small, other, third = (make_game("alak", {"size": size}) for size in (5, 6, 7))
+    first = levels.kept_agent(small, "greedy", seed=1)
+    assert levels.kept_agent(small, "greedy", seed=2) is first
+    assert levels.kept_agent(small, "random", seed=1) is not first
+    levels.kept_agent(other, "greedy", seed=1)
+    levels.kept_agent(third, "greedy", seed=1)
+    assert levels.kept_agent(small, "greedy", seed=1) is not first  # (let go of: the oldest)
+    answer = levels.think("alak", {"size": 5}, ["3"], "greedy", seed=1)
+    state = small.new_state()
+    state.play_text("3")
+    assert state.is_legal(small.parse_move(answer["move"]))

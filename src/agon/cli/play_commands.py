@@ -77,8 +77,11 @@ PositionOpt = Annotated[
 
 
 def strongest_agent_spec() -> str:
-    """The default opponent: MCTS where it exists."""
-    return "mcts:1s" if "mcts" in AGENTS else "random"
+    """The default opponent: the strongest agent (agon.study.strongest) where it exists."""
+    return next(
+        (spec for spec in ("strongest:1s", "mcts:1s") if spec.partition(":")[0] in AGENTS),
+        "random",
+    )
 
 
 def _agent_help(colour: str) -> str:

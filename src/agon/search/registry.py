@@ -33,6 +33,12 @@ AGENTS: dict[str, AgentFactory] = {
 }
 
 
+def register_agent(name: str, factory: AgentFactory) -> None:
+    """Add an agent that a later layer makes (the study's ``strongest``, which reads the stored
+    exact values): ``factory(game, limit, seed)``; it is listed after the search's own."""
+    AGENTS[name] = factory
+
+
 MAX_SPEC_LENGTH = 100
 """The longest agent spec read (``alphabeta:500ms`` is 15 characters)."""
 

@@ -190,11 +190,14 @@ class Analyst:
             ))
         return analysis
 
-    def estimate(self, state: State, limit: Limit) -> PositionAnalysis:
-        """The engine's estimate of ``state`` (which is not over) within ``limit``."""
+    def estimate(
+        self, state: State, limit: Limit, engine: Agent | None = None
+    ) -> PositionAnalysis:
+        """The estimate of ``state`` (which is not over) within ``limit`` by ``engine``, else
+        by the analyst's own."""
         mover = state.to_move
         assert mover is not None, "an estimate of a finished game"
-        found = self.engine.analyse(state, limit)
+        found = (engine or self.engine).analyse(state, limit)
         value = found.value if found.value is not None else 0.0
         black = value if mover is Player.BLACK else -value
         return PositionAnalysis(
@@ -203,22 +206,26 @@ class Analyst:
             nodes=found.work, seconds=found.seconds, best_proven=False,
         )
 
-    def analyse(self, state: State, limit: Limit, moves: bool = True) -> PositionAnalysis:
-        """Exact where the store has ``state`` or the solver proves it in its share of
-        ``limit`` (every move's value too, where ``moves``), else the engine's estimate in the
-        time left. Exact analyses get a line of best play within the time left."""
+    def analyse(
+        self, state: State, limit: Limit, moves: bool = True,
+        exact_share: float = EXACT_SHARE, engine: Agent | None = None,
+    ) -> PositionAnalysis:
+        """Exact where the store has ``state`` or the solver proves it in its ``exact_share``
+        of ``limit`` (every move's value too, where ``moves``), else the estimate of ``engine``
+        (the analyst's own unless given) in the time left. Exact analyses get a line of best
+        play within the time left."""
         spending = limit.start()
         # (where the store knows the value already, the solver looks for the best moves in a
         # smaller share, and the engine's choice stands for them if it does not find them)
         found = self.known(state, moves)
         stored = None if found is not None else self.stored_value(state)
         if found is None:
-            exact_limit = _share(limit, EXACT_SHARE if stored is None else STORED_VALUE_SHARE)
-            found = self._search(state, exact_limit, moves)
+            share = exact_share if stored is None else min(exact_share, STORED_VALUE_SHARE)
+            found = self._search(state, _share(limit, share), moves)
         if found is None:
             left = spending.seconds_left()
             rest = limit if left is None else Limit(seconds=max(left, 0.01))
-            estimate = self.estimate(state, rest)
+            estimate = self.estimate(state, rest, engine)
             if stored is not None:
                 estimate.value, estimate.source = Value(stored, True), "store"
             return estimate

@@ -3,11 +3,11 @@
 
 ::
 
-    [engines.edax]                   # the level's key: a-z, 0-9 and -, at most 24 characters
-    label = "Edax"                   # its name in the lobby ("Computer · Edax")
-    command = "bin/edax-gtp --level 10"   # or a list of words; no shell runs
+    [engines.my-engine]              # the level's key: a-z, 0-9 and -, at most 24 characters
+    label = "My engine"              # its name in the lobby ("Computer · My engine")
+    command = "bin/my-engine --gtp"  # or a list of words; no shell runs
     seconds = 2                      # its time for each move, whole seconds (default 10)
-    games = ["alternator"]           # the games it plays (default: every registered game)
+    games = ["GAME"]                 # the games it plays, by name (default: every game)
 
 A program's path with a ``/`` in it that is not absolute is taken from the file's folder. Each
 game against such a level has a process of the program of its own, started at the computer's
@@ -153,7 +153,7 @@ def _level(key: str, table: dict[str, Any], folder: Path) -> EngineLevel:
         if not isinstance(games, list) or not games or not all(
             isinstance(game, str) for game in games
         ):
-            raise AgonError("'games' must be a list of game names, like [\"alak\"]")
+            raise AgonError(f"'games' must be a list of game names: {', '.join(names())}")
         for game in games:
             if game not in names():
                 raise AgonError(

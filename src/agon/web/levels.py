@@ -6,11 +6,17 @@ registry has is used, so the levels keep working whichever agents a version ship
 
 from __future__ import annotations
 
+import json
+import threading
+from collections import OrderedDict
 from dataclasses import dataclass
 from typing import Any
 
+import agon.study  # noqa: F401 - (registers the strongest agent)
 from agon.core.errors import AgonError, quoted
+from agon.core.game import Game
 from agon.games import make_game, plugins
+from agon.search.agent import Agent
 from agon.search.registry import AGENTS, make_agent
 
 
@@ -26,9 +32,14 @@ LEVELS: tuple[Level, ...] = (
     Level("easy", "Easy", ("greedy", "random")),
     Level("medium", "Medium", ("mcts:1s", "greedy", "random")),
     Level("hard", "Hard", ("alphabeta:2s", "mcts:3s", "mcts:1s", "greedy", "random")),
+    Level("strongest", "Strongest", ("strongest:2s", "alphabeta:2s", "mcts:1s", "random")),
 )
 LEVELS_BY_KEY = {level.key: level for level in LEVELS}
 DEFAULT_LEVEL = "medium"
+KEPT_AGENTS = 2
+"""Agents each worker keeps between moves (one of the strongest holds its solver's table, about
+a hundred megabytes)."""
+_worker = threading.local()
 
 
 def first_available(specs: tuple[str, ...]) -> str:
@@ -59,7 +70,7 @@ def think(
     state = game.new_state()
     for text in moves:
         state.play_text(text)
-    analysis = make_agent(spec, game, seed=seed).analyse(state)
+    analysis = kept_agent(game, spec, seed).analyse(state)
     return {
         "move": game.format_move(analysis.best_move),
         "value": analysis.value,
@@ -68,6 +79,22 @@ def think(
         "spec": spec,
     }
 
+
+def kept_agent(game: Game, spec: str, seed: int) -> Agent:
+    """The agent ``spec`` of ``game``'s variant that this worker (process or thread) keeps from
+    move to move, and from game to game, so that its tables (the solver's, alpha-beta's, MCTS's
+    tree where the game goes on from it) are not lost after each move; made with ``seed`` where
+    it is new. The :data:`KEPT_AGENTS` used last are kept."""
+    kept: OrderedDict[tuple[str, str], Agent] | None = getattr(_worker, "agents", None)
+    if kept is None:
+        kept = _worker.agents = OrderedDict()
+    key = (f"{game.name} {json.dumps(game.options(), sort_keys=True)}", spec)
+    agent = kept.pop(key, None) or make_agent(spec, game, seed=seed)
+    kept[key] = agent
+    while len(kept) > KEPT_AGENTS:
+        _, oldest = kept.popitem(last=False)
+        oldest.close()
+    return agent
 
 
 def warm_up() -> None:

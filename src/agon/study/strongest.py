@@ -1,0 +1,119 @@
+"""The strongest agent (``strongest``, ``strongest:2s``): perfect play where Agon knows or can
+prove the value, the best search elsewhere, written once for every game.
+
+Each move asks, in turn: the stores of exact values (the one Agon ships, then the user's
+cache, :mod:`agon.study.store`); the solver, in a share of the move's time (its table kept from
+move to move, so that the end of a game is proven earlier and earlier); and, where neither
+knows, a search in the time left. While the solver keeps proving the game's positions it gets
+most of each move's time, and alpha-beta (which plays for the margin, and is exact itself where
+its iterations reach every end) the rest; once it has failed :data:`BEYOND_REACH_AFTER` moves in
+a row the game is beyond its reach for now: it gets a small share (enough to notice when the
+end comes within reach), and MCTS, the stronger search on large boards (docs/search.md,
+*Ladder*), the rest, its tree kept from move to move. It plays for the best margin where the
+game scores points, not only for the result, choosing at random (seeded) among the moves that
+keep the exact value. This is :class:`~agon.study.analysis.Analyst`'s analysis, the same as the
+hint's and the analysis board's: the computer plays what the study says.
+"""
+
+from __future__ import annotations
+
+import random
+import time
+
+from agon.core.game import Game, State
+from agon.core.limits import Limit
+from agon.search.agent import Agent, Analysis
+from agon.search.registry import make_agent
+from agon.study.analysis import Analyst
+from agon.study.store import ExactValues
+
+NAME = "strongest"
+DEFAULT_LIMIT = Limit(seconds=1)
+SOLVER_SHARE = 0.8
+"""The solver's share of a move's time while it proves the game's positions."""
+SOLVER_SHARE_BEYOND_REACH = 0.2
+"""Its share once the game is beyond its reach."""
+BEYOND_REACH_AFTER = 2
+"""Moves in a row the solver fails to prove before the game counts as beyond its reach."""
+WIDE_SEARCH = "mcts"
+
+
+class StrongestAgent(Agent):
+    """See the module's description. ``exact`` is where exact values are read and kept (the
+    shipped store and the user's cache unless given; None: the solver and search alone)."""
+
+    name = NAME
+
+    def __init__(
+        self,
+        game: Game,
+        limit: Limit | None = None,
+        seed: int | None = None,
+        exact: ExactValues | bool | None = True,
+    ) -> None:
+        super().__init__(game, seed)
+        self.limit = limit or DEFAULT_LIMIT
+        self.name = NAME if exact is not None else f"{NAME}-nostore"
+        values = ExactValues() if exact is True else (exact or None)
+        self.analyst = Analyst(game, values, seed=1 if seed is None else seed)
+        self._choices = random.Random(seed)
+        self._failures = 0
+        """Moves in a row whose position the solver did not prove."""
+        self._wide_search: Agent | None = None
+
+    @property
+    def spec(self) -> str:
+        return f"{self.name}:{self.limit}"
+
+    def analyse(self, state: State, limit: Limit | None = None) -> Analysis:
+        mover = state.to_move
+        assert mover is not None, "the game is over: there is no move to choose"
+        started = time.monotonic()
+        beyond_reach = self._failures >= BEYOND_REACH_AFTER
+        found = self.analyst.analyse(
+            state, limit or self.limit, moves=False,
+            exact_share=SOLVER_SHARE_BEYOND_REACH if beyond_reach else SOLVER_SHARE,
+            engine=self.wide_search if beyond_reach else None,
+        )
+        exact = found.value.exact and found.best_proven
+        self._failures = 0 if exact else self._failures + 1
+        best = found.best_moves
+        move = best[0] if len(best) == 1 else self._choices.choice(best)
+        variation = found.principal_variation
+        if not variation or variation[0] != move:
+            variation = [move]
+        return Analysis(
+            best_move=move,
+            value=found.value.for_player(mover),
+            principal_variation=list(variation),
+            work=found.nodes,
+            seconds=time.monotonic() - started,
+            proven=exact,
+        )
+
+    @property
+    def wide_search(self) -> Agent:
+        """The search of positions beyond the solver's reach (made on first use)."""
+        if self._wide_search is None:
+            self._wide_search = make_agent(WIDE_SEARCH, self.game, self.seed)
+        return self._wide_search
+
+    def reset(self) -> None:
+        self._choices = random.Random(self.seed)
+        self._failures = 0
+        self.analyst.engine.reset()
+        if self._wide_search is not None:
+            self._wide_search.reset()
+
+    def close(self) -> None:
+        if self.analyst.exact is not None:
+            self.analyst.exact.close()
+
+    def warmed_up(self) -> StrongestAgent:
+        """This agent with its solver's and its search's kernels loaded (compiled after an
+        upgrade) now, not on the clock of a move."""
+        from agon.solve.solver import warm_up_kernels
+
+        warm_up_kernels(self.game.name)
+        _ = self.analyst.engine, self.wide_search  # (made warm)
+        return self

@@ -1,0 +1,115 @@
+"""The strongest agent (``strongest``): the stored exact values first, the solver next, search
+where nothing is proven; it plays for the best margin, and it is the default opponent."""
+
+from __future__ import annotations
+
+import random
+from pathlib import Path
+
+import pytest
+
+from agon.cli.play_commands import strongest_agent_spec
+from agon.core.game import Game, State
+from agon.core.limits import Limit
+from agon.core.player import Player
+from agon.games import make_game
+from agon.search.registry import AGENTS, make_agent
+from agon.solve.solver import Solver
+from agon.study.store import Entry, ExactValues
+from agon.study.strongest import StrongestAgent
+
+SMALL_BOARDS = [
+    ("alternator", {"width": 3, "height": 3}),
+    ("alak", {"size": 7}),
+    ("alak", {"size": 7, "rules": "tromp-taylor"}),
+    ("tictactoe", {}),
+]
+
+
+def random_position(game: Game, rng: random.Random) -> State:
+    state = game.new_state()
+    for _ in range(rng.randrange(0, 6)):
+        if state.is_over:
+            break
+        state.play(rng.choice(state.legal_moves()))
+    if state.is_over:
+        state.undo()
+    return state
+
+
+@pytest.fixture
+def private_cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """The user's cache of exact values in the test's own folder."""
+    monkeypatch.setenv("AGON_HOME", str(tmp_path))
+    return tmp_path
+
+
+def test_it_is_registered_and_the_default_opponent() -> None:
+    assert "strongest" in AGENTS and "strongest-nostore" in AGENTS
+    assert strongest_agent_spec() == "strongest:1s"
+    game = make_game("alak", {"size": 5})
+    assert make_agent("strongest:2s", game).spec == "strongest:2s"
+    assert make_agent("strongest-nostore:500ms", game).spec == "strongest-nostore:0.5s"
+
+
+@pytest.mark.parametrize(("name", "options"), SMALL_BOARDS)
+@pytest.mark.parametrize("stored", [True, False])
+def test_it_plays_a_move_of_best_margin_wherever_it_can_prove_it(
+    name: str, options: dict[str, object], stored: bool, private_cache: Path
+) -> None:
+    game = make_game(name, options)
+    agent = StrongestAgent(game, Limit(seconds=5), seed=3, exact=True if stored else None)
+    judge = Solver(game)
+    rng = random.Random(f"{name}{options}")
+    for _ in range(6):
+        state = random_position(game, rng)
+        solution = judge.solve(state, openings=True)
+        assert solution.move_values is not None
+        analysis = agent.analyse(state)
+        assert analysis.best_move in solution.best_moves, game.format_move(analysis.best_move)
+        best = max(solution.move_values.values()) if state.to_move is Player.BLACK else min(
+            solution.move_values.values())
+        assert solution.move_values[analysis.best_move] == best  # the margin, not the result
+        assert analysis.proven
+        mover_view = solution.result_margin if state.to_move is Player.BLACK else (
+            -solution.result_margin)
+        assert analysis.value == pytest.approx(mover_view)
+    agent.close()
+
+
+def test_a_stored_entry_is_played_without_searching(private_cache: Path) -> None:
+    game = make_game("alternator", {"width": 4, "height": 4})
+    state = game.new_state()
+    legal = state.legal_moves()
+    chosen = legal[len(legal) // 2]
+    values = ExactValues(shipped=None)
+    assert values.cache is not None
+    values.cache.put(game, state, Entry(2.0, (chosen,), None, nodes=123, seconds=9.0))
+    agent = StrongestAgent(game, Limit(seconds=5), seed=1, exact=values)
+    analysis = agent.analyse(state)
+    assert analysis.best_move == chosen
+    assert analysis.value == 2.0 and analysis.work == 123
+    agent.close()
+
+
+def test_where_nothing_is_proven_it_searches_within_its_time() -> None:
+    game = make_game("alternator")  # 8×8: far beyond the solver in a tenth of a second
+    agent = StrongestAgent(game, Limit(seconds=0.1), seed=1, exact=None)
+    state = game.new_state()
+    analysis = agent.analyse(state)
+    assert state.is_legal(analysis.best_move)
+    assert not analysis.proven and analysis.value is not None
+
+
+def test_its_games_repeat_from_a_seed(private_cache: Path) -> None:
+    game = make_game("alak", {"size": 7})
+
+    def game_moves(seed: int) -> list[str]:
+        agent = StrongestAgent(game, Limit(seconds=5), seed=seed, exact=None)
+        state = game.new_state()
+        while not state.is_over:
+            state.play(agent.analyse(state).best_move)
+        agent.close()
+        return [game.format_move(move) for move in state.history]
+
+    assert game_moves(4) == game_moves(4)
