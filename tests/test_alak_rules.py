@@ -460,6 +460,9 @@ def test_undo_and_position_text_restore_the_state(final: AlakState) -> None:
         state.undo()
         assert state.position() == snapshot.position()
         assert state.key() == snapshot.key()
+        # (what the rules keep counted as moves are played and taken back agrees too)
+        assert state.legal_moves() == snapshot.legal_moves()
+        assert state.end_reason == snapshot.end_reason
 
 
 @settings(max_examples=30, deadline=None)
