@@ -112,6 +112,16 @@ def test_a_time_limit_stops_between_chunks_and_chunks_follow_the_speed() -> None
     assert max(sizes) > 20
 
 
+def test_a_chunk_sized_in_a_longer_run_is_cut_to_the_time_left() -> None:
+    """A chunk grown in an earlier run with time to spare (the solver's, from move to move)
+    would overrun a short limit: the first chunk of a run too takes no more than the time left
+    at the speed measured so far."""
+    chunks = Chunks(100_000, 1.0, rate=1000.0)  # (a second's chunk at 1,000 units a second)
+    sizes: list[int] = []
+    chunks.run(_counting(sizes), Limit(seconds=0.05, count=200_000).start())
+    assert 1 <= sizes[0] <= 51
+
+
 def test_creep_makes_every_chunk_that_ran_whole_larger() -> None:
     chunks = Chunks(100, 10.0, creep=1.5, longest=1000.0)
     sizes: list[int] = []

@@ -160,6 +160,8 @@ class Chunks:
     growth: float = math.inf
     longest: float = math.inf
     creep: float | None = None
+    rate: float | None = None
+    """Units a second, as the last chunk measured it (None: not yet measured)."""
 
     def run(
         self, step: Step, spending: Spending, allowance: int | None = None,
@@ -167,9 +169,11 @@ class Chunks:
     ) -> tuple[int, Stop]:
         """Run ``step`` in chunks until the work is finished, ``spending`` is spent or
         ``allowance`` units are done. The first chunk always runs (so a limit shorter than a
-        chunk still gets some work done). ``between`` runs after each chunk that did not
-        finish the work (progress, stop requests: it may raise to stop). Returns the units
-        done and why it stopped."""
+        chunk still gets some work done), but, like every chunk, no longer than the time left
+        at the speed measured so far (a chunk sized in an earlier, longer run would overrun a
+        short limit). ``between`` runs after each chunk that did not finish the work
+        (progress, stop requests: it may raise to stop). Returns the units done and why it
+        stopped."""
         done = 0
         first = True
         while True:
@@ -186,6 +190,9 @@ class Chunks:
                 if done >= allowance:
                     return done, Stop.ALLOWANCE
                 want = min(want, allowance - done)
+            seconds_left = spending.seconds_left()
+            if self.rate is not None and seconds_left is not None:
+                want = min(want, int(self.rate * max(seconds_left, 0.0)) + 1)
             started = time.perf_counter()
             ran, finished = step(want)
             elapsed = time.perf_counter() - started
@@ -193,6 +200,8 @@ class Chunks:
             spending.units += ran
             if finished:
                 return done, Stop.FINISHED
+            if ran > 0:
+                self.rate = ran / max(elapsed, 1e-6)
             if want == self.size and ran > 0:
                 self._resize(ran, elapsed, spending)
             if between is not None:

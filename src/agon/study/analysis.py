@@ -86,12 +86,14 @@ class Analyst:
 
     def __init__(
         self, game: Game, exact: ExactValues | None = None, engine: str = ENGINE,
-        table_bits: int | None = None, seed: int = 1,
+        table_bits: int | None = None, seed: int = 1, chunk_seconds: float = 1.0,
     ) -> None:
         self.game = game
         self.exact = exact
         self._engine_spec = engine
         self._table_bits = table_bits
+        self._chunk_seconds = chunk_seconds
+        """The solver's chunks (a limit is kept to within one: see ``Solver``)."""
         self._seed = seed
         self._solver: Solver | None = None
         self._engine: Agent | None = None
@@ -101,7 +103,9 @@ class Analyst:
     @property
     def solver(self) -> Solver:
         if self._solver is None:
-            self._solver = Solver(self.game, self._table_bits)
+            self._solver = Solver(
+                self.game, self._table_bits, chunk_seconds=self._chunk_seconds
+            )
             self._solver.stop_requested = self.stop_requested
         return self._solver
 

@@ -4,15 +4,15 @@ prove the value, the best search elsewhere, written once for every game.
 Each move asks, in turn: the stores of exact values (the one Agon ships, then the user's
 cache, :mod:`agon.study.store`); the solver, in a share of the move's time (its table kept from
 move to move, so that the end of a game is proven earlier and earlier); and, where neither
-knows, a search in the time left. While the solver keeps proving the game's positions it gets
-most of each move's time, and alpha-beta (which plays for the margin, and is exact itself where
-its iterations reach every end) the rest; once it has failed :data:`BEYOND_REACH_AFTER` moves in
-a row the game is beyond its reach for now: it gets a small share (enough to notice when the
-end comes within reach), and MCTS, the stronger search on large boards (docs/search.md,
-*Ladder*), the rest, its tree kept from move to move. It plays for the best margin where the
-game scores points, not only for the result, choosing at random (seeded) among the moves that
-keep the exact value. This is :class:`~agon.study.analysis.Analyst`'s analysis, the same as the
-hint's and the analysis board's: the computer plays what the study says.
+knows, a search in the time left. A game starts beyond the solver's reach: it gets a small
+share (enough to notice when the end comes within reach) and MCTS, the stronger search on large
+boards (docs/search.md, *Ladder*), the rest, its tree kept from move to move. Once the solver
+proves a position the game is within its reach: it gets most of each move's time, and
+alpha-beta (which counts margins, and is exact itself where its iterations reach every end) the
+rest, until the solver fails :data:`BEYOND_REACH_AFTER` moves in a row. It plays for the best
+margin where the game scores points, not only for the result, choosing at random (seeded) among
+the moves that keep the exact value. This is :class:`~agon.study.analysis.Analyst`'s analysis,
+the same as the hint's and the analysis board's: the computer plays what the study says.
 """
 
 from __future__ import annotations
@@ -31,11 +31,13 @@ NAME = "strongest"
 DEFAULT_LIMIT = Limit(seconds=1)
 SOLVER_SHARE = 0.8
 """The solver's share of a move's time while it proves the game's positions."""
-SOLVER_SHARE_BEYOND_REACH = 0.2
-"""Its share once the game is beyond its reach."""
+SOLVER_SHARE_BEYOND_REACH = 0.1
+"""Its share while the game is beyond its reach."""
 BEYOND_REACH_AFTER = 2
 """Moves in a row the solver fails to prove before the game counts as beyond its reach."""
 WIDE_SEARCH = "mcts"
+SOLVER_CHUNK_SECONDS = 0.05
+"""The solver's chunks, as the agents' are (a move's time is kept to within one)."""
 
 
 class StrongestAgent(Agent):
@@ -55,10 +57,13 @@ class StrongestAgent(Agent):
         self.limit = limit or DEFAULT_LIMIT
         self.name = NAME if exact is not None else f"{NAME}-nostore"
         values = ExactValues() if exact is True else (exact or None)
-        self.analyst = Analyst(game, values, seed=1 if seed is None else seed)
+        self.analyst = Analyst(
+            game, values, seed=1 if seed is None else seed, chunk_seconds=SOLVER_CHUNK_SECONDS
+        )
         self._choices = random.Random(seed)
-        self._failures = 0
-        """Moves in a row whose position the solver did not prove."""
+        self._failures = BEYOND_REACH_AFTER
+        """Moves in a row whose position the solver did not prove (a game starts beyond its
+        reach)."""
         self._wide_search: Agent | None = None
 
     @property
@@ -100,7 +105,7 @@ class StrongestAgent(Agent):
 
     def reset(self) -> None:
         self._choices = random.Random(self.seed)
-        self._failures = 0
+        self._failures = BEYOND_REACH_AFTER
         self.analyst.engine.reset()
         if self._wide_search is not None:
             self._wide_search.reset()
