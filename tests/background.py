@@ -22,6 +22,25 @@ def free_port() -> int:
         return int(probe.getsockname()[1])
 
 
+def living_processes() -> dict[int, tuple[int, int, str]]:
+    """The processes alive now (not zombies), by id: their parent, their process group and
+    their command line (read from /proc)."""
+    found = {}
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            stat = (entry / "stat").read_text()
+            command = (entry / "cmdline").read_bytes().replace(b"\0", b" ").decode()
+        except OSError:
+            continue
+        # the fields after the command's name (in parentheses): state, parent, group, …
+        state, parent, group = stat.rsplit(")", 1)[1].split()[:3]
+        if state != "Z":
+            found[int(entry.name)] = (int(parent), int(group), command)
+    return found
+
+
 class BackgroundServer:
     """``with BackgroundServer(db_path) as server: ... server.url ...``"""
 

@@ -24,6 +24,8 @@ from typing import Any
 
 import pytest
 
+from background import living_processes
+
 pytestmark = pytest.mark.skipif(
     not sys.platform.startswith("linux"), reason="finds the solve's processes in /proc"
 )
@@ -129,20 +131,11 @@ class Solve:
 
 def _group_processes(group: int) -> dict[int, str]:
     """The living (not zombie) processes of a process group, by id, with their command line."""
-    found = {}
-    for entry in Path("/proc").iterdir():
-        if not entry.name.isdigit():
-            continue
-        try:
-            stat = (entry / "stat").read_text()
-            command = (entry / "cmdline").read_bytes().replace(b"\0", b" ").decode()
-        except OSError:
-            continue
-        # the fields after the command's name (in parentheses): state, parent, group, …
-        state, _, process_group = stat.rsplit(")", 1)[1].split()[:3]
-        if int(process_group) == group and state != "Z":
-            found[int(entry.name)] = command
-    return found
+    return {
+        pid: command
+        for pid, (_, process_group, command) in living_processes().items()
+        if process_group == group
+    }
 
 
 def assert_nothing_left(solve: Solve) -> None:

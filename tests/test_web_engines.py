@@ -21,6 +21,7 @@ from agon.web.app import create_app
 from agon.web.config import ArenaLimits
 from agon.web.engines import EngineLevel, read_engine_levels
 from agon.web.levels import LEVELS_BY_KEY
+from background import living_processes
 from web_fixtures import Seat, TestClient, replayed, start_game
 
 AGON = Path(sys.executable).parent / "agon"
@@ -83,21 +84,10 @@ def client(tmp_path: Path, config: Path) -> Iterator[TestClient]:
 
 def programs_running(name: str) -> int:
     """This process's children whose command line holds ``name``."""
-    count = 0
-    for entry in Path("/proc").iterdir():
-        if not entry.name.isdigit():
-            continue
-        try:
-            status = (entry / "status").read_text()
-            command = (entry / "cmdline").read_bytes().replace(b"\0", b" ").decode()
-        except OSError:
-            continue
-        parent = next(
-            (line.split()[1] for line in status.splitlines() if line.startswith("PPid:")), ""
-        )
-        if parent == str(os.getpid()) and name in command:
-            count += 1
-    return count
+    return sum(
+        parent == os.getpid() and name in command
+        for parent, _, command in living_processes().values()
+    )
 
 
 def play_to_the_end(seat: Seat, timeout: float = 120) -> dict[str, Any]:

@@ -22,9 +22,10 @@ import subprocess
 import threading
 import time
 from collections import deque
+from collections.abc import Callable
 from contextlib import suppress
 from dataclasses import dataclass
-from typing import IO
+from typing import IO, Any
 
 from agon.core.errors import AgonError, quoted, shortened
 from agon.core.game import Game, Move, State
@@ -213,25 +214,14 @@ class ExternalEngine(Agent):
             raise Forfeit(
                 f"cannot start {quoted(self.engine.argv[0])}: {error.strerror or error}"
             ) from None
-        assert self.process.stdout is not None
+        assert self.process.stdout is not None and self.process.stderr is not None
         self.lines: queue.Queue[bytes | None] = queue.Queue(QUEUED_LINES)
-        self.reader = threading.Thread(
-            target=read_replies,
-            args=(self.process.stdout, self.lines),
-            name="engine-output",
-            daemon=True,
-        )
-        self.reader.start()
+        self.reader = _reading(read_replies, self.process.stdout, self.lines, "engine-output")
         self.error_lines: deque[str] = deque(maxlen=KEPT_ERROR_LINES)
         """The last lines the program wrote to its standard error."""
-        assert self.process.stderr is not None
-        self.error_reader = threading.Thread(
-            target=keep_last_lines,
-            args=(self.process.stderr, self.error_lines),
-            name="engine-errors",
-            daemon=True,
+        self.error_reader = _reading(
+            keep_last_lines, self.process.stderr, self.error_lines, "engine-errors"
         )
-        self.error_reader.start()
         try:
             self._set_up()
         except BaseException:
@@ -465,6 +455,15 @@ class ExternalEngine(Agent):
         if not self.error_reader.is_alive():
             assert self.process.stderr is not None
             self.process.stderr.close()
+
+
+def _reading(
+    reader: Callable[[IO[bytes], Any], None], stream: IO[bytes], into: Any, name: str
+) -> threading.Thread:
+    """A thread started to run ``reader(stream, into)`` until the stream ends."""
+    thread = threading.Thread(target=reader, args=(stream, into), name=name, daemon=True)
+    thread.start()
+    return thread
 
 
 def _colour(player: Player) -> str:
