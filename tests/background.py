@@ -13,6 +13,7 @@ from typing import Any
 import uvicorn
 
 from agon.web.app import create_app
+from agon.web.config import ArenaLimits, server_options
 from agon.web.engines import EngineLevel
 
 
@@ -51,15 +52,18 @@ class BackgroundServer:
         workers: int = 1,
         warm: bool = False,
         engine_levels: tuple[EngineLevel, ...] = (),
+        limits: ArenaLimits | None = None,
+        trusted: str = "",
     ) -> None:
         self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}"
         self.app = create_app(
-            str(db_path), workers=workers, warm=warm, engine_levels=engine_levels
+            str(db_path), workers=workers, warm=warm, engine_levels=engine_levels,
+            limits=limits,
         )
         config = uvicorn.Config(
             self.app, host="127.0.0.1", port=self.port, log_level="warning",
-            ws_max_size=self.app.state.arena.limits.message_bytes,
+            **server_options(self.app.state.arena.limits, trusted),
         )
         self._server = uvicorn.Server(config)
         self._thread = threading.Thread(target=self._server.run, name="agon-server", daemon=True)

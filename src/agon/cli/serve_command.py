@@ -61,6 +61,15 @@ def serve(
             show_default=False,
         ),
     ] = None,
+    trusted_proxies: Annotated[
+        str | None,
+        typer.Option(
+            help="Addresses or networks of the proxies in front of the arena, comma-separated "
+            "(or *), whose X-Forwarded-For is believed (default: $AGON_TRUSTED_PROXIES, else "
+            "none: each client is the address it connects from).",
+            show_default=False,
+        ),
+    ] = None,
     engines: Annotated[
         str | None,
         typer.Option(
@@ -92,7 +101,8 @@ def serve(
     from sqlalchemy.exc import SQLAlchemyError
 
     from agon.web.app import create_app
-    from agon.web.config import ArenaLimits, database_url
+    from agon.web.config import ArenaLimits, database_url, server_options
+    from agon.web.config import trusted_proxies as read_trusted_proxies
     from agon.web.engines import configured_levels
     from agon.web.levels import LEVELS_BY_KEY
 
@@ -104,6 +114,7 @@ def serve(
             idle_days=idle_days, engines_at_once=engines_at_once,
         )
         engine_levels = configured_levels(engines, LEVELS_BY_KEY)
+        trusted = read_trusted_proxies(trusted_proxies)
     except AgonError as error:
         fail(str(error))
     shown = url.render_as_string()  # the password, if any, is hidden
@@ -119,5 +130,5 @@ def serve(
             f"{level.engine.seconds} s a move ({games})"
         )
     uvicorn.run(
-        app, host=host, port=port, log_level="info", ws_max_size=limits.message_bytes
+        app, host=host, port=port, log_level="info", **server_options(limits, trusted)
     )

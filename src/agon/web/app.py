@@ -33,7 +33,7 @@ from agon.web.arena import Arena, NewGame
 from agon.web.config import ArenaLimits, database_url
 from agon.web.engines import EngineLevel, configured_levels
 from agon.web.errors import ArenaError, Conflict, NotFound
-from agon.web.guard import BodyLimit, RateLimit, SecurityHeaders, TooManyRequests
+from agon.web.guard import BodyLimit, RateLimit, ReadLimit, SecurityHeaders, TooManyRequests
 from agon.web.levels import DEFAULT_LEVEL, LEVELS_BY_KEY
 from agon.web.seats import COLOURS
 from agon.web.store import Store
@@ -162,6 +162,7 @@ def create_app(
     _add_study(app, arena)
     _document_refusals(app)
     app.add_middleware(BodyLimit, max_bytes=limits.body_bytes)
+    app.add_middleware(ReadLimit, per_minute=limits.reads_per_minute)
     app.add_middleware(SecurityHeaders)  # (the outermost: on BodyLimit's refusals too)
     return app
 
@@ -402,32 +403,50 @@ def _add_api(app: FastAPI, arena: Arena, new_games: RateLimit) -> None:
     @app.websocket("/ws/games/{game_id}")
     async def watch(socket: WebSocket, game_id: str) -> None:
         """Sends the game's view now and after every change; what the client sends is ignored."""
-        await socket.accept()
-        # Join before reading, so no change falls between; the client drops stale revisions.
-        arena.hub.join(game_id, socket)
-        try:
-            try:
-                loaded = await arena.load(game_id)
-            except NotFound as error:
-                await socket.close(code=4404, reason=str(error)[:100])
+        async with _admitted(arena, socket, game_id) as admitted:
+            if not admitted:
                 return
-            await socket.send_json(
-                {"type": "update", "view": views.public_view(loaded, arena.level_labels)}
-            )
-            arena.computer.ensure_thinking(loaded)
-            following = asyncio.create_task(arena.follow(game_id, loaded.stored.revision))
+            # Join before reading, so no change falls between; the client drops stale revisions.
+            arena.hub.join(game_id, socket)
             try:
-                await _ignore_until_closed(socket, arena.limits.message_bytes)
+                try:
+                    loaded = await arena.load(game_id)
+                except NotFound as error:
+                    await socket.close(code=4404, reason=str(error)[:100])
+                    return
+                await socket.send_json(
+                    {"type": "update", "view": views.public_view(loaded, arena.level_labels)}
+                )
+                arena.computer.ensure_thinking(loaded)
+                following = asyncio.create_task(arena.follow(game_id, loaded.stored.revision))
+                try:
+                    await _ignore_until_closed(socket, arena.limits.message_bytes)
+                finally:
+                    following.cancel()
+            except WebSocketDisconnect:
+                pass
             finally:
-                following.cancel()
-        except WebSocketDisconnect:
-            pass
-        finally:
-            arena.hub.leave(game_id, socket)
+                arena.hub.leave(game_id, socket)
 
 
 def _client(request: Request | WebSocket) -> str:
     return request.client.host if request.client else ""
+
+
+@asynccontextmanager
+async def _admitted(
+    arena: Arena, socket: WebSocket, game_id: str | None
+) -> AsyncIterator[bool]:
+    """Accept the WebSocket, held within the caps of its client's address and its game
+    (:class:`~agon.web.guard.OpenSockets`) while the block runs; False where it is over one:
+    it is then closed at once, 1013 (try again later), saying which."""
+    with arena.sockets.held(_client(socket), game_id) as refusal:
+        await socket.accept()
+        if refusal is not None:
+            await socket.close(code=1013, reason=refusal)
+            yield False
+            return
+        yield True
 
 
 def _line(body: LineBody) -> Line:
@@ -496,56 +515,58 @@ def _add_study(app: FastAPI, arena: Arena) -> None:
         "game", "options", "position"}`` (a new one replaces the last) or ``{"type":
         "stop"}``; the server sends ``analysis`` messages (``thinking``: more to come),
         ``stopped``, ``busy`` (over the rate, with ``retry_after``) or ``error``."""
-        await socket.accept()
-        client = _client(socket)
-        sending = asyncio.Lock()
-        current: asyncio.Task[None] | None = None
+        async with _admitted(arena, socket, None) as admitted:
+            if not admitted:
+                return
+            client = _client(socket)
+            sending = asyncio.Lock()
+            current: asyncio.Task[None] | None = None
 
-        async def send(message: dict[str, Any]) -> None:
-            async with sending:
-                await socket.send_json(message)
+            async def send(message: dict[str, Any]) -> None:
+                async with sending:
+                    await socket.send_json(message)
 
-        async def refine(state: State, request: Any) -> None:
+            async def refine(state: State, request: Any) -> None:
+                try:
+                    await study.refine(state, client, send, request)
+                except asyncio.CancelledError:
+                    raise
+                except Exception:
+                    log.exception("an analysis failed")
+                    with suppress(Exception):
+                        await send({"type": "error", "id": request,
+                                    "detail": "the analysis failed; please try again"})
+
             try:
-                await study.refine(state, client, send, request)
-            except asyncio.CancelledError:
-                raise
-            except Exception:
-                log.exception("an analysis failed")
-                with suppress(Exception):
-                    await send({"type": "error", "id": request,
-                                "detail": "the analysis failed; please try again"})
-
-        try:
-            while True:
-                message = await socket.receive()
-                if message["type"] == "websocket.disconnect":
-                    return
-                data = message.get("text") or message.get("bytes") or b""
-                if len(data) > arena.limits.message_bytes:
-                    await socket.close(
-                        code=1009,
-                        reason=f"messages are limited to {arena.limits.message_bytes} bytes",
-                    )
-                    return
+                while True:
+                    message = await socket.receive()
+                    if message["type"] == "websocket.disconnect":
+                        return
+                    data = message.get("text") or message.get("bytes") or b""
+                    if len(data) > arena.limits.message_bytes:
+                        await socket.close(
+                            code=1009,
+                            reason=f"messages are limited to {arena.limits.message_bytes} bytes",
+                        )
+                        return
+                    if current is not None:
+                        current.cancel()
+                        current = None
+                    request: Any = None
+                    try:
+                        kind, request, state = _analysis_request(data)
+                    except AgonError as error:
+                        await send({"type": "error", "id": request, "detail": str(error)})
+                        continue
+                    if kind == "stop" or state is None:
+                        await send({"type": "stopped", "id": request})
+                        continue
+                    current = asyncio.create_task(refine(state, request))
+            except WebSocketDisconnect:
+                pass
+            finally:
                 if current is not None:
                     current.cancel()
-                    current = None
-                request: Any = None
-                try:
-                    kind, request, state = _analysis_request(data)
-                except AgonError as error:
-                    await send({"type": "error", "id": request, "detail": str(error)})
-                    continue
-                if kind == "stop" or state is None:
-                    await send({"type": "stopped", "id": request})
-                    continue
-                current = asyncio.create_task(refine(state, request))
-        except WebSocketDisconnect:
-            pass
-        finally:
-            if current is not None:
-                current.cancel()
 
 
 def _analysis_request(data: str | bytes) -> tuple[str, Any, State | None]:

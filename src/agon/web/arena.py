@@ -25,7 +25,7 @@ from agon.web import analysts, views
 from agon.web.config import ArenaLimits
 from agon.web.engines import EngineLevel, EngineSeats, level_key_of
 from agon.web.errors import ArenaError, Conflict, Forbidden, NotFound
-from agon.web.guard import RateLimit, TooManyRequests
+from agon.web.guard import OpenSockets, RateLimit, TooManyRequests
 from agon.web.hub import Hub
 from agon.web.levels import LEVELS, first_available, level_spec
 from agon.web.puzzles import Puzzles
@@ -106,6 +106,7 @@ class Arena:
         )
         self._locks: dict[str, asyncio.Lock] = defaultdict(asyncio.Lock)
         self._hints = RateLimit(self.limits.hints_per_minute)
+        self.sockets = OpenSockets(self.limits.sockets_per_address, self.limits.watchers_per_game)
         self.side_work = SideWork(workers, {
             "hint": self.limits.hints_at_once, "analysis": self.limits.analyses_at_once,
         })

@@ -3,9 +3,11 @@ file), and what one client may ask of it (:class:`ArenaLimits`)."""
 
 from __future__ import annotations
 
+import ipaddress
 import os
 from dataclasses import dataclass, fields
 from pathlib import Path
+from typing import Any
 
 from sqlalchemy.engine import URL, make_url
 from sqlalchemy.exc import ArgumentError
@@ -13,6 +15,7 @@ from sqlalchemy.exc import ArgumentError
 from agon.core.errors import AgonError, quoted
 
 DB_ENV = "AGON_DB"
+TRUSTED_PROXIES_ENV = "AGON_TRUSTED_PROXIES"
 
 
 def default_db_path() -> Path:
@@ -88,6 +91,19 @@ class ArenaLimits:
     being made, is shared and not counted)."""
     analysis_seconds: float = 30.0
     """The longest the engine refines one position for the analysis board."""
+    sockets_per_address: int = 100
+    """WebSockets one client address may hold open at once (live games and analysis boards;
+    a school behind one address needs a few for each player)."""
+    watchers_per_game: int = 1000
+    """WebSockets watching one game at once."""
+    reads_per_minute: int = 1200
+    """Reads of the API (GET and HEAD of /api/…) one client address may make a minute."""
+    idle_seconds: float = 5.0
+    """A kept-alive connection with no new request for this long is closed (Uvicorn's
+    ``timeout_keep_alive``)."""
+    connections: int = 2000
+    """Connections and requests being answered at once; beyond, a new request is answered 503
+    (Uvicorn's ``limit_concurrency``)."""
     engines_at_once: int = 8
     """Processes of configured programs (``--engines``) running at once: one for each game
     against such a level, the one unused longest ended to make room."""
@@ -116,3 +132,37 @@ class ArenaLimits:
                 raise AgonError(f"{source} must be a positive number below 10^9, not {chosen}")
             values[field.name] = chosen
         return cls(**values)  # type: ignore[arg-type]
+
+
+def trusted_proxies(option: str | None = None) -> str:
+    """The addresses whose ``X-Forwarded-For`` and ``X-Forwarded-Proto`` are believed (the
+    proxies in front of the arena): ``--trusted-proxies``, else ``$AGON_TRUSTED_PROXIES``, else
+    none, so that no client can pass itself off as another address and dodge the limits. A
+    comma-separated list of addresses and networks (``10.0.0.0/8``), or ``*``; a bad one is an
+    AgonError naming it."""
+    text = option if option is not None else os.environ.get(TRUSTED_PROXIES_ENV, "")
+    entries = [entry.strip() for entry in text.split(",") if entry.strip()]
+    for entry in entries:
+        if entry == "*":
+            continue
+        try:
+            ipaddress.ip_network(entry, strict=False)
+        except ValueError:
+            raise AgonError(
+                f"trusted proxy {quoted(entry)} is not an address or a network (like "
+                "127.0.0.1 or 10.0.0.0/8)"
+            ) from None
+    return ",".join(entries)
+
+
+def server_options(limits: ArenaLimits, trusted: str = "") -> dict[str, Any]:
+    """The settings Uvicorn serves the arena with (``agon serve``, and the tests' servers):
+    the WebSocket message limit, the idle timeout, the cap on connections, and forwarded
+    headers read only from the ``trusted`` proxies (:func:`trusted_proxies`)."""
+    return {
+        "ws_max_size": limits.message_bytes,
+        "timeout_keep_alive": limits.idle_seconds,
+        "limit_concurrency": limits.connections,
+        "proxy_headers": bool(trusted),
+        "forwarded_allow_ips": trusted or None,
+    }

@@ -8,7 +8,8 @@ import json
 import math
 import time
 from collections import OrderedDict, deque
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from typing import Any
 
 from agon.web.errors import ArenaError
@@ -127,17 +128,91 @@ class BodyLimit:
 
     @staticmethod
     async def _refuse(send: Send, status: int, detail: str) -> None:
-        body = json.dumps({"detail": detail}).encode()
-        await send({
-            "type": "http.response.start",
-            "status": status,
-            "headers": [
-                (b"content-type", b"application/json"),
-                (b"content-length", str(len(body)).encode()),
-                (b"connection", b"close"),
-            ],
-        })
-        await send({"type": "http.response.body", "body": body})
+        await refuse(send, status, detail, [(b"connection", b"close")])
+
+
+async def refuse(
+    send: Send, status: int, detail: str, headers: list[tuple[bytes, bytes]] | None = None
+) -> None:
+    """Answer an HTTP request with ``{"detail": detail}`` and ``status``."""
+    body = json.dumps({"detail": detail}).encode()
+    await send({
+        "type": "http.response.start",
+        "status": status,
+        "headers": [
+            (b"content-type", b"application/json"),
+            (b"content-length", str(len(body)).encode()),
+            *(headers or []),
+        ],
+    })
+    await send({"type": "http.response.body", "body": body})
+
+
+def client_address(scope: Scope) -> str:
+    """The address of the client of a request or WebSocket (as the server took it: a
+    forwarded header counts only from a trusted proxy, ``agon serve --trusted-proxies``)."""
+    client = scope.get("client")
+    return str(client[0]) if client else ""
+
+
+class ReadLimit:
+    """At most ``per_minute`` reads of the API (GET and HEAD of ``/api/…``) for each client
+    address, so that a few busy readers cannot slow every game: 429 with ``Retry-After``
+    beyond."""
+
+    def __init__(self, app: App, per_minute: int) -> None:
+        self.app = app
+        self.reads = RateLimit(per_minute)
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if (
+            scope["type"] == "http"
+            and scope["method"] in ("GET", "HEAD")
+            and scope["path"].startswith("/api/")
+        ):
+            try:
+                self.reads.take(client_address(scope), "reads of the API")
+            except TooManyRequests as error:
+                retry = [(b"retry-after", str(error.retry_after).encode())]
+                await refuse(send, 429, str(error), retry)
+                return
+        await self.app(scope, receive, send)
+
+
+class OpenSockets:
+    """The WebSockets held open by each client address and on each game, within caps: a client
+    cannot hold the server's connections, nor a crowd slow one game's updates for others."""
+
+    def __init__(self, per_address: int, per_game: int) -> None:
+        self.per_address = per_address
+        self.per_game = per_game
+        self._by_address: dict[str, int] = {}
+        self._by_game: dict[str, int] = {}
+
+    @contextmanager
+    def held(self, address: str, game_id: str | None = None) -> Iterator[str | None]:
+        """Hold one socket of ``address`` (on ``game_id``, if it watches one) while the block
+        runs: yields None, or why it is refused (nothing is then held)."""
+        if self._by_address.get(address, 0) >= self.per_address:
+            yield (
+                f"too many live connections from your address: at most {self.per_address}"
+            )
+            return
+        if game_id is not None and self._by_game.get(game_id, 0) >= self.per_game:
+            yield f"too many watchers of this game: at most {self.per_game}"
+            return
+        counts = [(self._by_address, address)]
+        if game_id is not None:
+            counts.append((self._by_game, game_id))
+        for table, key in counts:
+            table[key] = table.get(key, 0) + 1
+        try:
+            yield None
+        finally:
+            for table, key in counts:
+                table[key] -= 1
+                if not table[key]:
+                    del table[key]
 
 
 class RateLimit:

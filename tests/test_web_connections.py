@@ -1,0 +1,120 @@
+"""Connection limits as a real server has them (docs/web.md, *Limits and security*): reads of
+the API limited per client address, WebSockets capped per address and per game, forwarded
+headers believed only from trusted proxies, and idle kept-alive connections closed."""
+
+from __future__ import annotations
+
+import socket
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import httpx
+import pytest
+from starlette.websockets import WebSocketDisconnect
+
+from agon.core.errors import AgonError
+from agon.web.config import ArenaLimits, server_options, trusted_proxies
+from background import BackgroundServer
+from web_fixtures import TestClient, start_game
+
+pytestmark = pytest.mark.xdist_group("web")
+
+
+def arena(tmp_path: Path, **limits: float) -> TestClient:
+    from agon.web.app import create_app
+
+    chosen = ArenaLimits(**{"games_per_minute": 1000, **limits})  # type: ignore[arg-type]
+    return TestClient(create_app(str(tmp_path / "c.db"), workers=1, executor="thread",
+                                 warm=False, limits=chosen))
+
+
+def test_reads_of_the_api_are_limited_per_address(tmp_path: Path) -> None:
+    with arena(tmp_path, reads_per_minute=3) as client:
+        for _ in range(3):
+            assert client.get("/api/meta").status_code == 200
+        refused = client.get("/api/meta")
+        assert refused.status_code == 429 and int(refused.headers["retry-after"]) >= 1
+        assert refused.json()["detail"] == "too many reads of the API: at most 3 in 60 seconds"
+        # pages, static files and changes are not reads of the API
+        assert client.get("/").status_code == 200
+        assert client.get("/static/style.css").status_code == 200
+        assert client.post("/api/games", json={"game": "alak", "opponent": "local"}).status_code \
+            == 201
+
+
+def closed_at_once(client: TestClient, path: str) -> tuple[int, str]:
+    """The close code and reason of a WebSocket the server refuses."""
+    with client.websocket_connect(path) as refused, pytest.raises(WebSocketDisconnect) as closed:
+        refused.receive_json()
+    return closed.value.code, closed.value.reason
+
+
+def test_websockets_are_capped_per_address_and_per_game(tmp_path: Path) -> None:
+    with arena(tmp_path, sockets_per_address=3, watchers_per_game=2) as client:
+        seat, _ = start_game(client, game="alak", opponent="local")
+        other, _ = start_game(client, game="alak", opponent="local")
+        with client.websocket_connect(f"/ws/games/{seat.game_id}") as first, \
+                client.websocket_connect(f"/ws/games/{seat.game_id}") as second:
+            assert first.receive_json()["type"] == second.receive_json()["type"] == "update"
+            assert closed_at_once(client, f"/ws/games/{seat.game_id}") == (
+                1013, "too many watchers of this game: at most 2")
+            with client.websocket_connect(f"/ws/games/{other.game_id}") as third:
+                assert third.receive_json()["type"] == "update"
+                assert closed_at_once(client, "/ws/analysis") == (
+                    1013, "too many live connections from your address: at most 3")
+        # closed sockets are counted out again
+        with client.websocket_connect(f"/ws/games/{seat.game_id}") as again:
+            assert again.receive_json()["type"] == "update"
+
+
+def test_trusted_proxies_are_read_and_checked(monkeypatch: pytest.MonkeyPatch) -> None:
+    assert trusted_proxies(None) == ""
+    assert trusted_proxies(" 10.0.0.0/8, ::1 ,127.0.0.1") == "10.0.0.0/8,::1,127.0.0.1"
+    monkeypatch.setenv("AGON_TRUSTED_PROXIES", "192.168.1.7")
+    assert trusted_proxies(None) == "192.168.1.7"
+    assert trusted_proxies("") == ""
+    with pytest.raises(AgonError, match=r"trusted proxy 'proxy\.local' is not an address"):
+        trusted_proxies("127.0.0.1,proxy.local")
+    options = server_options(ArenaLimits(idle_seconds=3, connections=50))
+    assert options["proxy_headers"] is False
+    assert (options["timeout_keep_alive"], options["limit_concurrency"]) == (3, 50)
+
+
+@pytest.fixture
+def new_games_twice_a_minute() -> ArenaLimits:
+    return ArenaLimits(games_per_minute=2)
+
+
+@pytest.mark.parametrize(("trusted", "created"), [("", 2), ("127.0.0.1", 3)])
+def test_a_forwarded_address_counts_only_from_a_trusted_proxy(
+    tmp_path: Path, new_games_twice_a_minute: ArenaLimits, trusted: str, created: int
+) -> None:
+    """By default a client cannot dodge the per-address limits by saying it is another
+    address; behind a trusted proxy the address it forwards is the client's."""
+    with BackgroundServer(tmp_path / "p.db", limits=new_games_twice_a_minute,
+                          trusted=trusted) as server:
+        answers = [
+            httpx.post(f"{server.url}/api/games", json={"game": "alak", "opponent": "local"},
+                       headers={"X-Forwarded-For": f"203.0.113.{n}"}, timeout=30)
+            for n in range(3)
+        ]
+    assert [answer.status_code for answer in answers].count(201) == created
+
+
+@pytest.fixture
+def quick_idle(tmp_path: Path) -> Iterator[BackgroundServer]:
+    with BackgroundServer(tmp_path / "i.db", limits=ArenaLimits(idle_seconds=0.5)) as server:
+        yield server
+
+
+def test_an_idle_kept_alive_connection_is_closed(quick_idle: BackgroundServer) -> None:
+    with socket.create_connection(("127.0.0.1", quick_idle.port), timeout=30) as connection:
+        connection.sendall(b"GET /api/meta HTTP/1.1\r\nHost: arena\r\n\r\n")
+        answer = b""
+        while b"\r\n\r\n" not in answer:
+            answer += connection.recv(65536)
+        assert answer.startswith(b"HTTP/1.1 200")
+        deadline = time.monotonic() + 30
+        while connection.recv(65536):  # the rest of the answer, then the server's close
+            assert time.monotonic() < deadline, "the idle connection was never closed"
