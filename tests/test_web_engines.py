@@ -69,7 +69,7 @@ def config(tmp_path: Path) -> Path:
 def arena_client(
     tmp_path: Path, levels: tuple[EngineLevel, ...], at_once: int = 8
 ) -> TestClient:
-    limits = ArenaLimits(games_per_minute=10**6, engines_at_once=at_once)
+    limits = ArenaLimits(games_per_minute=10**6, reads_per_minute=10**6, engines_at_once=at_once)
     return TestClient(create_app(
         str(tmp_path / "arena.db"), workers=1, executor="thread", warm=False, limits=limits,
         engine_levels=levels,

@@ -51,7 +51,7 @@ def limited(tmp_path: Path) -> Iterator[TestClient]:
     """An arena whose study limits are low enough to reach."""
     limits = ArenaLimits(
         games_per_minute=10**6, hints_per_minute=10**6, analyses_per_minute=2,
-        reviews_per_minute=1,
+        reviews_per_minute=1, reads_per_minute=10**6,
     )
     app = create_app(str(tmp_path / "l.db"), workers=1, executor="thread", warm=False,
                      limits=limits)
@@ -438,7 +438,7 @@ def test_a_review_of_a_position_set_up(client: TestClient) -> None:
 
 @pytest.mark.slow
 def test_a_review_of_a_big_board_thinks_within_its_seconds(tmp_path: Path) -> None:
-    limits = ArenaLimits(review_seconds=0.5)
+    limits = ArenaLimits(review_seconds=0.5, reads_per_minute=10**6)
     app = create_app(str(tmp_path / "r.db"), workers=1, executor="thread", warm=False,
                      limits=limits)
     body = {"game": "alak", "options": {"size": 15}, "moves": ["3", "5", "7"]}

@@ -81,7 +81,7 @@ def replayed(view: dict[str, Any]) -> State:
 
 UNLIMITED = ArenaLimits(
     games_per_minute=10**6, hints_per_minute=10**6, analyses_per_minute=10**6,
-    reviews_per_minute=10**6,
+    reviews_per_minute=10**6, reads_per_minute=10**6,
 )
 """The rates a test's many games and hints need (tests/test_web_hardening.py tries the
 limits themselves)."""
@@ -128,7 +128,9 @@ class ArenaProcess:
     def start(self) -> float:
         """Start it; the seconds until it answers."""
         started = time.monotonic()
-        environment = {**os.environ, "AGON_GAMES_PER_MINUTE": "100000"}
+        environment = {
+            **os.environ, "AGON_GAMES_PER_MINUTE": "100000", "AGON_READS_PER_MINUTE": "1000000"
+        }
         self.process = subprocess.Popen(
             [sys.executable, "-c", "from agon.cli import main; main()", "serve",
              "--port", str(self.port), "--db", str(self.database), "--workers", "1"],
