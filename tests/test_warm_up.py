@@ -7,6 +7,7 @@ from __future__ import annotations
 import sys
 
 import pytest
+from numba.core.dispatcher import Dispatcher
 
 import agon.study  # noqa: F401 - (registers the strongest agent, made warm as the others)
 from agon.core.limits import Limit
@@ -21,7 +22,7 @@ def compiled_signatures() -> dict[str, int]:
         if not module_name.startswith("agon"):
             continue
         for value in list(vars(module).values()):
-            if hasattr(value, "signatures") and hasattr(value, "py_func"):
+            if isinstance(value, Dispatcher):
                 name = f"{value.py_func.__module__}.{value.py_func.__qualname__}"
                 found[name] = len(value.signatures)
     return found

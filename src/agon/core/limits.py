@@ -170,8 +170,8 @@ class Chunks:
         """Run ``step`` in chunks until the work is finished, ``spending`` is spent or
         ``allowance`` units are done. The first chunk always runs (so a limit shorter than a
         chunk still gets some work done), but, like every chunk, no longer than the time left
-        at the speed measured so far (a chunk sized in an earlier, longer run would overrun a
-        short limit). ``between`` runs after each chunk that did not finish the work
+        at the speed measured so far, or ``minimum`` (a chunk sized in an earlier, longer run
+        would overrun a short limit). ``between`` runs after each chunk that did not finish the work
         (progress, stop requests: it may raise to stop). Returns the units done and why it
         stopped."""
         done = 0
@@ -192,7 +192,7 @@ class Chunks:
                 want = min(want, allowance - done)
             seconds_left = spending.seconds_left()
             if self.rate is not None and seconds_left is not None:
-                want = min(want, int(self.rate * max(seconds_left, 0.0)) + 1)
+                want = min(want, max(self.minimum, int(self.rate * max(seconds_left, 0.0)) + 1))
             started = time.perf_counter()
             ran, finished = step(want)
             elapsed = time.perf_counter() - started

@@ -363,10 +363,12 @@ class Solver:
         self.chunk_seconds = chunk_seconds
         # ~200k alpha-beta nodes a second, a quarter as many proof-number nodes; each search
         # keeps its own chunks, since their nodes cost differently
-        first_chunk = max(MIN_CHUNK, int(200_000 * chunk_seconds))
+        # (short chunks, for a player's share of a move, may be short at the least too)
+        minimum = max(MIN_CHUNK // 100, int(MIN_CHUNK * min(chunk_seconds, 1.0)))
+        first_chunk = max(minimum, int(200_000 * chunk_seconds))
         self._chunks = {
             method: Chunks(
-                first, chunk_seconds, minimum=MIN_CHUNK, longest=MAX_CHUNK_FACTOR,
+                first, chunk_seconds, minimum=minimum, longest=MAX_CHUNK_FACTOR,
                 creep=CHUNK_CREEP,
             )
             for method, first in (("alpha-beta", first_chunk), ("proof numbers", first_chunk // 4))
