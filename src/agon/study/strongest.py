@@ -4,16 +4,16 @@ prove the value, the best search elsewhere, written once for every game.
 Each move asks, in turn: the stores of exact values (the one Agon ships, then the user's
 cache, :mod:`agon.study.store`); the solver, in a share of the move's time (its table kept from
 move to move, so that the end of a game is proven earlier and earlier); and, where neither
-knows, a search in the time left: MCTS in a wide position (:data:`WIDE_POSITION` legal moves or
-more, where it is the stronger search: docs/search.md, *Ladder*), alpha-beta (which counts
-margins, and is exact itself where its iterations reach every end) in a narrower one, each kept
-from move to move. The solver gets most of each move's time while the game is within its reach,
-a small share (enough to notice when the end comes within reach) once it is beyond: after
-:data:`BEYOND_REACH_AFTER` moves in a row it failed to prove, or one in a wide position (a game
-whose start is wide starts beyond reach). It plays for the best margin where the game scores
-points, not only for the result, choosing at random (seeded) among the moves that keep the
-exact value. This is :class:`~agon.study.analysis.Analyst`'s analysis,
-the same as the hint's and the analysis board's: the computer plays what the study says.
+knows, a search in the time left: MCTS in a wide game (one whose start has
+:data:`WIDE_START` legal moves or more, where it is the stronger search: docs/search.md,
+*Ladder*), alpha-beta (which counts margins, and is exact itself where its iterations reach
+every end) in a narrower one, each kept from move to move. The solver gets most of each move's
+time while the game is within its reach, a small share (enough to notice when the end comes
+within reach) once it is beyond: after :data:`BEYOND_REACH_AFTER` moves in a row it failed to
+prove, or one in a wide game (which starts beyond its reach). It plays for the best margin
+where the game scores points, not only for the result, choosing at random (seeded) among the
+moves that keep the exact value. This is :class:`~agon.study.analysis.Analyst`'s analysis, the
+same as the hint's and the analysis board's: the computer plays what the study says.
 """
 
 from __future__ import annotations
@@ -30,15 +30,16 @@ from agon.study.store import ExactValues
 
 NAME = "strongest"
 DEFAULT_LIMIT = Limit(seconds=1)
-SOLVER_SHARE = 0.8
+SOLVER_SHARE = 0.9
 """The solver's share of a move's time while it proves the game's positions."""
 SOLVER_SHARE_BEYOND_REACH = 0.1
 """Its share while the game is beyond its reach."""
 BEYOND_REACH_AFTER = 2
 """Moves in a row the solver fails to prove before the game counts as beyond its reach (one,
-in a wide position)."""
-WIDE_POSITION = 100
-"""Legal moves that make a position wide (Alternator 8×8 starts with 225, 4×4 with 49)."""
+in a wide game)."""
+WIDE_START = 100
+"""Legal moves at the start that make a game wide (Alternator 8×8 starts with 225, 4×4 with
+49, Alak with one a point)."""
 WIDE_SEARCH = "mcts"
 SOLVER_CHUNK_SECONDS = 0.05
 """The solver's chunks, as the agents' are (a move's time is kept to within one)."""
@@ -65,9 +66,11 @@ class StrongestAgent(Agent):
             game, values, seed=1 if seed is None else seed, chunk_seconds=SOLVER_CHUNK_SECONDS
         )
         self._choices = random.Random(seed)
+        self.wide = len(game.new_state().legal_moves()) >= WIDE_START
+        """Whether the game is wide: searched by MCTS, not alpha-beta."""
         self._failures = 1
-        """Moves in a row whose position the solver did not prove (one to start with: a game
-        whose start is wide starts beyond its reach)."""
+        """Moves in a row whose position the solver did not prove (one to start with: a wide
+        game starts beyond its reach)."""
         self._wide_search: Agent | None = None
 
     @property
@@ -78,12 +81,11 @@ class StrongestAgent(Agent):
         mover = state.to_move
         assert mover is not None, "the game is over: there is no move to choose"
         started = time.monotonic()
-        wide = len(state.legal_moves()) >= WIDE_POSITION
-        beyond_reach = self._failures >= (1 if wide else BEYOND_REACH_AFTER)
+        beyond_reach = self._failures >= (1 if self.wide else BEYOND_REACH_AFTER)
         found = self.analyst.analyse(
             state, limit or self.limit, moves=False,
             exact_share=SOLVER_SHARE_BEYOND_REACH if beyond_reach else SOLVER_SHARE,
-            engine=self.wide_search if wide else None,
+            engine=self.wide_search if self.wide else None,
         )
         exact = found.value.exact and found.best_proven
         self._failures = 0 if exact else self._failures + 1
@@ -125,5 +127,5 @@ class StrongestAgent(Agent):
         from agon.solve.solver import warm_up_kernels
 
         warm_up_kernels(self.game.name)
-        _ = self.analyst.engine, self.wide_search  # (made warm)
+        _ = self.wide_search if self.wide else self.analyst.engine  # (made warm)
         return self
