@@ -60,8 +60,8 @@ class StrongestAgent(Agent):
     ) -> None:
         super().__init__(game, seed)
         self.limit = limit or DEFAULT_LIMIT
-        self.name = NAME if exact is not None else f"{NAME}-nostore"
         values = ExactValues() if exact is True else (exact or None)
+        self.name = NAME if values is not None else f"{NAME}-nostore"
         self.analyst = Analyst(
             game, values, seed=1 if seed is None else seed, chunk_seconds=SOLVER_CHUNK_SECONDS
         )
@@ -105,7 +105,7 @@ class StrongestAgent(Agent):
 
     @property
     def wide_search(self) -> Agent:
-        """The search of wide positions (made on first use)."""
+        """The search of a wide game (made on first use)."""
         if self._wide_search is None:
             self._wide_search = make_agent(WIDE_SEARCH, self.game, self.seed)
         return self._wide_search
