@@ -38,8 +38,8 @@ BEYOND_REACH_AFTER = 2
 """Moves in a row the solver fails to prove before the game counts as beyond its reach (one,
 in a wide game)."""
 WIDE_START = 100
-"""Legal moves at the start that make a game wide (Alternator 8×8 starts with 225, 4×4 with
-49, Alak with one a point)."""
+"""Legal moves at the start that make a game wide (docs/search.md, *strongest*, gives the
+registered games' counts)."""
 WIDE_SEARCH = "mcts"
 SOLVER_CHUNK_SECONDS = 0.05
 """The solver's chunks, as the agents' are (a move's time is kept to within one)."""
