@@ -18,6 +18,7 @@ from agon.core.game import Game
 from agon.games import make_game, plugins
 from agon.search.agent import Agent
 from agon.search.registry import AGENTS, make_agent
+from agon.solve.solver import warm_up_kernels
 
 
 @dataclass(frozen=True)
@@ -98,7 +99,8 @@ def kept_agent(game: Game, spec: str, seed: int) -> Agent:
 
 
 def warm_up() -> None:
-    """Run once in each worker process: load the agents' compiled kernels before a game needs them.
-    """
+    """Run once in each worker process: load the agents' compiled kernels, and the solver's
+    (the strongest level's, the hints' and the analyses'), before a game needs them."""
     for found in plugins().values():
         make_agent(first_available(("greedy", "random")), found.make(), seed=0)
+    warm_up_kernels()
