@@ -41,11 +41,13 @@ class Hub:
         return self._announced.get(game_id, -1)
 
     async def broadcast(self, game_id: str, message: dict[str, Any], revision: int) -> None:
-        """Send ``message``, the game at ``revision``, to every watcher of the game."""
+        """Send ``message``, the game at ``revision``, to every watcher of the game: each
+        revision once, and never one older than a revision already sent (two changes
+        announced at once, or a change seen both by its own request and by a watcher's poll)."""
         sockets = list(self._sockets.get(game_id, ()))
-        if not sockets:
+        if not sockets or revision <= self.announced(game_id):
             return
-        self._announced[game_id] = max(revision, self.announced(game_id))
+        self._announced[game_id] = revision
         text = json.dumps(message)
         results = await asyncio.gather(
             *(asyncio.wait_for(socket.send_text(text), timeout=5) for socket in sockets),
