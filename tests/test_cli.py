@@ -344,3 +344,26 @@ def test_replay_steps() -> None:
     assert replay_step(1, "7", 3) == 3
     assert replay_step(1, "0", 3) == 0
     assert replay_step(1, "q", 3) is None
+
+
+def test_after_a_stop_a_repeated_signal_cannot_kill_the_report() -> None:
+    """``timeout`` signals the program, then its group: once a stop has begun, the program
+    reports and ends with its own status, whatever signal comes next."""
+    import os
+    import signal
+    import time
+
+    from agon.cli.common import terminate_as_interrupt
+
+    before = signal.getsignal(signal.SIGTERM)
+    try:
+        with pytest.raises(KeyboardInterrupt), terminate_as_interrupt():
+            os.kill(os.getpid(), signal.SIGTERM)
+            time.sleep(5)  # (the signal's handler raises before this ends)
+        assert signal.getsignal(signal.SIGTERM) is signal.SIG_IGN
+        os.kill(os.getpid(), signal.SIGTERM)  # ignored: the test goes on
+        with terminate_as_interrupt():
+            pass
+        assert signal.getsignal(signal.SIGTERM) is signal.SIG_IGN  # (a stop ignores it still)
+    finally:
+        signal.signal(signal.SIGTERM, before)

@@ -214,7 +214,7 @@ def terminate_as_interrupt() -> Iterator[None]:
     """Within the block, stop on SIGTERM (``kill``, a job scheduler's stop) and SIGHUP (the
     terminal closed) as on Ctrl-C (raising :class:`Terminated`, a ``KeyboardInterrupt``), so
     that long work reports what it found and saves what it keeps before it ends. A signal
-    ignored (``nohup``) stays ignored."""
+    ignored (``nohup``) stays ignored; after a stop, both are ignored until the program ends."""
     if threading.current_thread() is not threading.main_thread():
         yield  # (only the main thread may set signal handlers)
         return
@@ -230,9 +230,16 @@ def terminate_as_interrupt() -> Iterator[None]:
         for stop in stops
         if signal.getsignal(stop) is not signal.SIG_IGN
     }
+    stopping = False
     try:
         yield
+    except KeyboardInterrupt:
+        stopping = True
+        raise
     finally:
+        # once stopped, the program is on its way out: a repeat of the signal (``timeout``
+        # sends one to the program, then one to its group) must not kill it while it reports
+        stopping = stopping or bool(_terminations)
         for stop, handler in previous.items():
-            signal.signal(stop, handler)
+            signal.signal(stop, signal.SIG_IGN if stopping else handler)
 
