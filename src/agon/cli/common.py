@@ -209,12 +209,17 @@ def terminated() -> bool:
     return bool(_terminations)
 
 
+def _stopping_already(signum: int, frame: FrameType | None) -> None:
+    """A stop signal after a stop: the program is already on its way out. (A handler, not
+    SIG_IGN, which the programs it starts would inherit.)"""
+
+
 @contextmanager
 def terminate_as_interrupt() -> Iterator[None]:
     """Within the block, stop on SIGTERM (``kill``, a job scheduler's stop) and SIGHUP (the
     terminal closed) as on Ctrl-C (raising :class:`Terminated`, a ``KeyboardInterrupt``), so
     that long work reports what it found and saves what it keeps before it ends. A signal
-    ignored (``nohup``) stays ignored; after a stop, both are ignored until the program ends."""
+    ignored (``nohup``) stays ignored; after a stop, both do nothing until the program ends."""
     if threading.current_thread() is not threading.main_thread():
         yield  # (only the main thread may set signal handlers)
         return
@@ -241,5 +246,5 @@ def terminate_as_interrupt() -> Iterator[None]:
         # sends one to the program, then one to its group) must not kill it while it reports
         stopping = stopping or bool(_terminations)
         for stop, handler in previous.items():
-            signal.signal(stop, signal.SIG_IGN if stopping else handler)
+            signal.signal(stop, _stopping_already if stopping else handler)
 
