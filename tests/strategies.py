@@ -108,7 +108,7 @@ def registered_variants() -> st.SearchStrategy[Game]:
     examples = [
         (name, dict(options))
         for name, found in plugins().items()
-        for options in ({}, *found.variant_examples)
+        for options in ({}, *found.tooling.variant_examples)
     ]
     return st.sampled_from(examples).map(lambda example: make_game(*example))
 

@@ -57,6 +57,6 @@ def test_verify_reports_a_twin_that_disagrees() -> None:
     def drops_the_pass(params: Any, state: Any, out: Any) -> int:
         return int(twin.legal_moves(params, state, out)) - 1
 
-    broken = dataclasses.replace(twin, legal_moves=drops_the_pass)
+    broken = dataclasses.replace(twin, kernels={**twin.kernels, "legal_moves": drops_the_pass})
     problem = verify_game(broken, random.Random(1))
     assert problem is not None and "legal moves" in problem

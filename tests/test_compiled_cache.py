@@ -1,6 +1,7 @@
 """A damaged cache of compiled kernels (files torn, emptied or overwritten) is rebuilt, saying
 so once, and the next run loads from it quietly; a cache folder that cannot be used, or that
-Agon did not make, is left as it is (agon.core.compiled).
+Agon did not make, is left as it is; a plugin's kernels are cached by its sources too, and
+importing Agon reads no file (agon.core.compiled).
 
 The kernels are two tiny ones of a package made for the test, so that the cache's folder does
 not move when Agon's own sources are edited, and little is compiled."""
@@ -21,7 +22,13 @@ import numba
 import pytest
 
 import agon.core.fast  # noqa: F401  (as every kernel module does: it guards Numba's loading)
-from agon.core.compiled import CACHE_PREFIX, cache_by_sources, sources_fingerprint
+from agon.core.compiled import (
+    AGON,
+    CACHE_PREFIX,
+    cache_by_sources,
+    plugin_sources,
+    sources_fingerprint,
+)
 
 pytestmark = pytest.mark.slow
 
@@ -238,3 +245,126 @@ def test_a_damaged_cache_that_cannot_be_deleted_is_compiled_around(
     assert (damaged.twice(7), damaged.thrice(7)) == (14, 21)
     assert capsys.readouterr().err.count("could not delete it") == 1
     assert all(file.read_bytes().startswith(b"\x00\xffnot a pickle") for file in files)
+
+
+# --- a plugin's kernels, and importing Agon ---------------------------------------------------
+
+PLUGIN_KERNELS = """
+from numba import njit
+
+from tinygame.helpers import times
+
+
+@njit(cache=True)
+def kernel(number):
+    return times(number) + 1
+"""
+
+PLUGIN_PROBE = """
+import sys
+from pathlib import Path
+
+import agon.core.fast  # (as every kernel module does)
+from agon.core.compiled import cache_by_sources
+
+package, plugin = Path(sys.argv[1]), Path(sys.argv[2])
+cache_by_sources(package, [plugin])
+sys.path.insert(0, str(plugin.parent))
+from tinygame.fast import kernel
+
+print(kernel(7), kernel.stats.cache_hits[kernel.signatures[0]])
+"""
+
+
+def _helpers(factor: int) -> str:
+    """A helper kernel of the plugin, in a file of its own."""
+    return (
+        "from numba import njit\n\n\n@njit(cache=True)\ndef times(number):\n"
+        f"    return {factor} * number\n"
+    )
+
+
+def test_a_plugins_kernel_is_compiled_again_when_a_kernel_it_calls_changes(
+    tmp_path: Path,
+) -> None:
+    """(Numba alone would load the cached kernel, which calls the old helper: 15, not 22.)"""
+    package = _package(tmp_path)
+    plugin = tmp_path / "plugins" / "tinygame"
+    plugin.mkdir(parents=True)
+    (plugin / "__init__.py").write_text("")
+    (plugin / "fast.py").write_text(PLUGIN_KERNELS)
+    (plugin / "helpers.py").write_text(_helpers(2))
+
+    def run() -> list[str]:
+        done = subprocess.run(
+            [sys.executable, "-c", PLUGIN_PROBE, str(package), str(plugin)],
+            capture_output=True, text=True, timeout=RUN_TIMEOUT,
+            env={**os.environ, "NUMBA_CACHE_DIR": str(tmp_path / "kernel-cache")},
+        )
+        assert done.returncode == 0, done.stderr
+        return done.stdout.split()
+
+    assert run() == ["15", "0"]
+    assert run() == ["15", "1"]  # (from the cache)
+    (plugin / "helpers.py").write_text(_helpers(3))
+    assert run() == ["22", "0"]
+
+
+def test_a_plugins_sources_name_the_cache_folder(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(numba.config, "CACHE_DIR", str(tmp_path / "kernel-cache"))
+    monkeypatch.setenv("NUMBA_CACHE_DIR", "")
+    package = _package(tmp_path)
+    plugin = tmp_path / "plugins" / "tinygame"
+    plugin.mkdir(parents=True)
+    (plugin / "fast.py").write_text("LAYOUT = 1\n")
+    alone = cache_by_sources(package)
+    first = cache_by_sources(package, [plugin])
+    assert first is not None and first != alone
+    (plugin / "fast.py").write_text("LAYOUT = 2\n")
+    second = cache_by_sources(package, [plugin])
+    assert second is not None and second not in (first, alone)
+    assert second.name == f"{CACHE_PREFIX}{sources_fingerprint(package, [plugin])[:16]}"
+
+
+def test_the_installed_plugins_outside_agon_count() -> None:
+    import agon_tictactoe  # (the example game, installed beside Agon)
+
+    found = plugin_sources()
+    assert Path(agon_tictactoe.__file__).parent.resolve() in found
+    assert not any(AGON.resolve() in (path, *path.parents) for path in found)
+
+
+IMPORT_PROBE = """
+import os
+import sys
+
+folders = []
+sys.addaudithook(
+    lambda event, args: folders.append(str(args[0])) if event == "os.scandir" else None
+)
+import agon
+
+assert folders == [], folders  # (Path.rglob lists folders with os.scandir)
+assert "NUMBA_CACHE_DIR" not in os.environ and "numba" not in sys.modules
+import agon.core.fast
+
+from agon.core.compiled import AGON, CACHE_PREFIX, plugin_sources, sources_fingerprint
+
+folder = os.environ["NUMBA_CACHE_DIR"]
+name = CACHE_PREFIX + sources_fingerprint(AGON, plugin_sources())[:16]
+assert folder.endswith(name) and folders, (folder, name)
+print("ok")
+"""
+
+
+def test_importing_agon_reads_no_file_the_first_kernel_takes_the_fingerprint() -> None:
+    environment = {
+        name: value for name, value in os.environ.items() if name != "NUMBA_CACHE_DIR"
+    }
+    done = subprocess.run(
+        [sys.executable, "-c", IMPORT_PROBE], capture_output=True, text=True,
+        timeout=RUN_TIMEOUT, env=environment,
+    )
+    assert done.returncode == 0 and done.stdout == "ok\n", done.stderr

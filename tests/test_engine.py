@@ -40,7 +40,7 @@ REPLY = re.compile(r"([=?])([0-9]*) (.*)\n\n", re.DOTALL)
 
 def smallest(name: str) -> dict[str, Any]:
     """The options of the game's smallest example variant (the fewest move numbers)."""
-    examples = plugin(name).variant_examples or ({},)
+    examples = plugin(name).tooling.variant_examples or ({},)
     return dict(min(examples, key=lambda options: make_game(name, options).num_actions))
 
 

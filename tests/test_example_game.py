@@ -36,7 +36,31 @@ def agon_json(*args: str) -> Any:
 def test_the_example_is_found_through_its_entry_point() -> None:
     found = plugin("tictactoe")
     assert "tictactoe" in names() and found.game.__module__ == "agon_tictactoe.rules"
-    assert found.fast_twin is None  # searched and solved on its reference rules
+    # searched and solved on its fast twin, solved in `agon tables`
+    assert found.fast_twin == "agon_tictactoe.fast:fast_twin"
+    assert found.tooling.catalogue == "agon_tictactoe.results:CATALOGUE"
+
+
+def test_the_example_twin_is_loaded_only_when_it_is_built() -> None:
+    """Finding the game imports no Numba; building its twin does, and the twin is the
+    game's own (not the one over its reference rules)."""
+    import subprocess
+    import sys
+
+    probe = (
+        "import sys\n"
+        "from agon.games import make_game, plugin\n"
+        "found = plugin('tictactoe')\n"
+        "assert 'numba' not in sys.modules and 'agon_tictactoe.fast' not in sys.modules\n"
+        "twin = found.build_fast_twin(make_game('tictactoe'))\n"
+        "assert twin is not None and twin.cached and 'agon_tictactoe.fast' in sys.modules\n"
+        "print(twin.legal_list(twin.new_state()))\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", probe], capture_output=True, text=True, timeout=600
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == str(list(range(9)))
 
 
 # --- the command line ---------------------------------------------------------------------------
@@ -79,7 +103,8 @@ def test_play_save_and_replay(tmp_path: Path) -> None:
     assert record["game"] == "tictactoe" and record["moves"][0] == "b2"
     replay = agon("replay", str(record_file), "--all")
     assert replay.exit_code == 0, replay.output
-    assert "Move 2/2: White" in replay.stdout and replay.stdout.count("Score:") == 3
+    assert "Move 2/2: White" in replay.stdout and replay.stdout.count(" to move") == 3
+    assert "Score:" not in replay.stdout  # (a game of wins and losses: no points)
 
 
 def test_solve_gives_the_known_values() -> None:

@@ -118,7 +118,7 @@ def smallest_variant() -> list[str]:
     examples = [
         make_game(name, options)
         for name, found in plugins().items()
-        for options in found.variant_examples
+        for options in found.tooling.variant_examples
     ]
     return variant_args(min(examples, key=lambda game: game.num_actions))
 BUDGETS = st.one_of(

@@ -70,7 +70,7 @@ def test_a_game_registered_by_hand_joins_and_leaves() -> None:
     alak = registry.plugin("alak")
     copy: GamePlugin[Any, Any] = GamePlugin(
         game=type("Renamed", (Alak,), {"name": "renamed"}),
-        summary="", credit="", click_help="", texts=alak.texts, renderer=alak.renderer,
+        credit="", texts=alak.texts, renderer=alak.renderer,
         max_game_length=alak.max_game_length,
     )
     registry.register(copy)

@@ -10,6 +10,7 @@ from hypothesis import strategies as st
 from rich.console import Console
 
 from agon.core.game import State
+from agon.core.render import status_lines
 from agon.games import make_game, renderer
 from agon.games.alak import render as alak_render
 from agon.games.alternator import render as alternator_render
@@ -253,3 +254,16 @@ def test_random_games_render_consistently(seed: int, name: str) -> None:
     else:
         stones = [c for c in root.iter(f"{SVG}circle") if "stone" in classes(c)]
         assert len(stones) == sum(1 for point in state.board if point != ".")  # type: ignore[attr-defined]
+
+
+def test_a_game_of_wins_and_losses_shows_no_points() -> None:
+    game = make_game("tictactoe", {"width": 3, "height": 3, "line": 3})
+    state = game.new_state()
+    assert status_lines(state, outcome_only=True) == ["Black to move"]
+    for move in ("a1", "a2", "b1", "b2", "c1"):
+        state.play_text(move)
+    assert status_lines(state, outcome_only=True) == [
+        f"Game over: {state.end_reason}. Black wins"
+    ]
+    text = renderer(game).render_text(state)
+    assert "Black wins" in text and "Score" not in text and "B+1" not in text

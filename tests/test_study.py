@@ -29,7 +29,8 @@ def small_variants() -> list[Game]:
     """Each game's smallest example variant that its solver settles at once."""
     found = []
     for plugin in plugins().values():
-        examples = [plugin.make(options) for options in plugin.variant_examples] or [plugin.make()]
+        declared = plugin.tooling.variant_examples
+        examples = [plugin.make(options) for options in declared] or [plugin.make()]
         small = [
             game for game in examples
             if plugin.solving is not None and plugin.solving.small(game)
@@ -256,7 +257,7 @@ def test_the_worst_move_is_judged_worse_than_best(name: str, exact: ExactValues)
     move is judged by what it gives away, exactly."""
     plugin = plugins()[name]
     examples = sorted(
-        (plugin.make(options) for options in plugin.variant_examples or ({},)),
+        (plugin.make(options) for options in plugin.tooling.variant_examples or ({},)),
         key=lambda game: game.num_actions,
     )
     found = next(
@@ -296,7 +297,7 @@ def test_ctrl_c_keeps_the_moves_reviewed(exact: ExactValues) -> None:
 
 def test_a_position_too_hard_for_the_limit_gets_an_estimate(exact: ExactValues) -> None:
     plugin = min(
-        (p for p in plugins().values() if p.fast_twin is not None), key=lambda p: p.order
+        (p for p in plugins().values() if p.fast_twin is not None), key=lambda p: p.tooling.order
     )
     game = plugin.make()
     state = game.new_state()

@@ -43,7 +43,7 @@ def agon(*args: str, input: str | None = None) -> Result:
 def smallest(game_name: str) -> Game:
     """The game's smallest example variant (fewest moves, then shortest games)."""
     found = plugins()[game_name]
-    variants: list[Game] = [found.make(options) for options in found.variant_examples]
+    variants: list[Game] = [found.make(options) for options in found.tooling.variant_examples]
     variants = variants or [found.make()]
     return min(variants, key=lambda game: (game.num_actions, found.max_game_length(game)))
 

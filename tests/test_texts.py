@@ -2,7 +2,9 @@
 
 import json
 import re
+import sys
 from importlib import resources
+from pathlib import Path
 
 import pytest
 from typer.testing import CliRunner
@@ -10,8 +12,8 @@ from typer.testing import CliRunner
 from agon.cli import app
 from agon.core.errors import AgonError
 from agon.core.game import Game
-from agon.core.texts import LANGUAGE_NAMES
-from agon.games import make_game, rules_text
+from agon.core.texts import LANGUAGE_NAMES, game_words
+from agon.games import make_game, rules_text, words
 from agon.games.alak import Alak, AlakRules
 from agon.games.alternator import Alternator
 from agon.games.alternator.render import render_text
@@ -130,3 +132,36 @@ def test_language_is_read_leniently() -> None:
 def test_unknown_language_is_refused_naming_the_choices() -> None:
     with pytest.raises(AgonError, match="en, es, nl, lt"):
         rules_text(Alternator(), "fr")
+
+
+def test_the_lobby_words_come_in_every_language_of_the_rules() -> None:
+    said = words("alak")
+    assert set(said) == set(LANGUAGES)
+    assert said["es"].summary != said["en"].summary
+    assert "piedra" in said["es"].click_help
+
+
+@pytest.mark.parametrize(
+    ("toml", "complaint"),
+    [
+        (None, "does not read"),
+        ("[en\nsummary = 1", "does not read"),
+        ('[en]\nsummary = "A game."\n', "no click_help in [en]"),
+        ('[en]\nsummary = "A game."\nclick_help = "Click."\n', "no summary or click_help in [es]"),
+        ('[en]\nsummary = ""\nclick_help = "Click."\n[es]\nsummary = "x"\nclick_help = "y"\n',
+         "no summary in [en]"),
+    ],
+)
+def test_missing_or_broken_words_are_named(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, toml: str | None, complaint: str
+) -> None:
+    package = tmp_path / "wordy_game"
+    (package / "texts").mkdir(parents=True)
+    (package / "__init__.py").write_text("")
+    if toml is not None:
+        (package / "texts" / "words.toml").write_text(toml, encoding="utf-8")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.delitem(sys.modules, "wordy_game", raising=False)  # each case its own package
+    with pytest.raises(AgonError, match=re.escape(complaint)) as refused:
+        game_words("wordy_game", ("en", "es"))
+    assert "wordy_game: texts/words.toml" in str(refused.value)

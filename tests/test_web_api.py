@@ -83,6 +83,8 @@ def test_meta_lists_games_levels_and_languages(client: TestClient) -> None:
         "beginner", "easy", "medium", "hard", "strongest"]
     assert meta["levels"][0]["agent"] == "random"
     assert set(meta["languages"]) == {"en", "es", "nl", "lt"}
+    alak = meta["games"]["alak"]  # the lobby's words in each language of the rules
+    assert set(alak["summary"]) == set(alak["click_help"]) == set(meta["languages"])
 
 
 # --- moves and refusals ------------------------------------------------------------------------

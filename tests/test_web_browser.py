@@ -14,7 +14,7 @@ import pytest
 from playwright.sync_api import Browser, BrowserContext, Page, expect
 
 from agon.core.records import GameRecord
-from agon.games import make_game
+from agon.games import make_game, words
 from agon.web.engines import read_engine_levels
 from agon.web.levels import LEVELS_BY_KEY
 from background import BackgroundServer
@@ -255,6 +255,10 @@ def test_rules_language_switch_is_remembered(page: Page, server: BackgroundServe
     expect(article).to_have_attribute("lang", "nl")
     page.goto(server.url + "/rules/alternator")
     expect(article).to_have_attribute("lang", "nl")
+    page.goto(server.url + "/")  # the lobby speaks the language chosen for the rules
+    page.wait_for_selector("#new-game[data-ready=true]")
+    dutch = words("alak")["nl"].summary
+    expect(page.locator("label.choice", has_text="Alak")).to_contain_text(dutch)
 
 
 def test_a_configured_program_is_a_level_of_its_games_only(

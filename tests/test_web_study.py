@@ -41,7 +41,7 @@ RAW_FLOAT = re.compile(r"\d\.\d{3,}")
 
 def small_variant(name: str) -> dict[str, Any]:
     """The registry's smallest example of the game (the conformance suite's variants)."""
-    examples = plugin(name).variant_examples or ({},)
+    examples = plugin(name).tooling.variant_examples or ({},)
     return dict(min(examples, key=lambda options: len(make_game(name, options).new_state()
                                                         .legal_moves())))
 

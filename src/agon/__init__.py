@@ -1,12 +1,7 @@
 """Agon: rules engines, search, exact solvers and a web arena for abstract strategy games, each
-a plugin (:mod:`agon.games`)."""
+a plugin (:mod:`agon.games`).
 
-from pathlib import Path
-
-from agon.core.compiled import cache_by_sources
+Importing Agon reads no file and loads no Numba: Numba's cache of compiled kernels is pointed
+at the folder of these sources when the first kernel is defined (:mod:`agon.core.compiled`)."""
 
 __version__ = "0.1.0"
-
-# before any kernel is defined, so that each is cached with the sources it was compiled from
-# (see agon.core.compiled)
-cache_by_sources(Path(__file__).parent)

@@ -7,11 +7,11 @@ A game's tests create the suite's test class in one line::
 
     TestTicTacToe = suite("tictactoe")
 
-The class's tests run on the game's ``variant_examples`` (its default variant where it declares
-none): random games through the reference rules and the game's twin in lock-step, copies and
-undo, notation, position texts, records, options, renderers, illegal moves, the end of a game,
-texts, observation planes, the agents, the solver against a plain negamax, and the OpenSpiel
-and PettingZoo adapters. Random games are seeded, so a failure repeats.
+The class's tests run on the game's ``tooling.variant_examples`` (its default variant where it
+declares none): random games through the reference rules and the game's twin in lock-step,
+copies and undo, notation, position texts, records, options, renderers, illegal moves, the
+end of a game, texts, observation planes, the agents, the solver against a plain negamax, and
+the OpenSpiel and PettingZoo adapters. Random games are seeded, so a failure repeats.
 
 This module needs the ``test`` extra (pytest and Hypothesis, and open-spiel and pettingzoo for
 the adapters): ``pip install agon[test]``.
@@ -22,6 +22,7 @@ from __future__ import annotations
 import contextlib
 import functools
 import io
+import itertools
 import json
 import random
 import re
@@ -43,13 +44,24 @@ from agon.core.plugin import GamePlugin
 from agon.core.records import GameRecord
 from agon.core.render import status_lines
 from agon.core.texts import LANGUAGE_NAMES
-from agon.games import make_game, plugin, renderer, rules_text
+from agon.games import (
+    make_game,
+    plugin,
+    plugins,
+    register,
+    renderer,
+    rules_text,
+    unregister,
+    words,
+)
 from agon.search.bench import verify_game
 from agon.search.registry import make_agent
 from agon.search.twins import twin_for
 from agon.solve.solver import Solver
 
 GAMES_PER_TEST = 3
+FORCED_GAMES = 40
+"""Random games searched for positions with a single legal move, beyond the sample games."""
 """Random games each test plays per variant (the lock-step test plays more)."""
 LOCKSTEP_GAMES = 8
 MAX_PLIES = 300
@@ -60,6 +72,8 @@ AGENT_SPECS = ("random", "greedy", "mcts:200", "alphabeta:2000")
 NEGAMAX_POSITIONS = 6_000
 """The most positions the plain negamax that checks the solver may visit from one position."""
 SOLVER_TABLE_BITS = 14
+SUMMARY_LENGTH = 120
+"""The most characters of a game's summary in the lobby."""
 JUNK = st.one_of(
     st.text(max_size=40),
     st.sampled_from(["", " ", "/", ":", "x", "\x00", "-1", "9" * 30, "é" * 5, "pass pass"]),
@@ -72,7 +86,7 @@ JUNK = st.one_of(
 def variants(game_name: str) -> list[Game]:
     """The variants the suite plays: the game's examples, else its default."""
     found = plugin(game_name)
-    return [found.make(options) for options in found.variant_examples] or [found.make()]
+    return [found.make(options) for options in found.tooling.variant_examples] or [found.make()]
 
 
 def random_game(
@@ -114,6 +128,21 @@ def sample_states(game: Game) -> Iterator[State]:
     """Every state of the sample games (fresh copies)."""
     for final in sample_games(game):
         yield from replayed(final)
+
+
+def forced_states(game: Game, count: int = 3) -> list[State]:
+    """Up to ``count`` positions with a single legal move, from the sample games, else from
+    up to :data:`FORCED_GAMES` more random games."""
+    rng = random.Random(f"forced {game.variant_id}")
+    found: list[State] = []
+    games = itertools.chain(
+        sample_games(game), (random_game(game, rng) for _ in range(FORCED_GAMES))
+    )
+    for final in games:
+        found += [state for state in replayed(final) if len(state.legal_moves()) == 1]
+        if len(found) >= count:
+            break
+    return found[:count]
 
 
 def ongoing_states(game: Game, count: int) -> list[State]:
@@ -214,11 +243,21 @@ class _Conformance:
 
     game_name: ClassVar[str]
 
+    added: ClassVar[GamePlugin[Any, Any] | None] = None
+    """A plugin no entry point names, registered around the class's own tests alone."""
+
     def pytest_generate_tests(self, metafunc: pytest.Metafunc) -> None:
         """Each test that takes a ``variant`` runs on every variant of the game's examples."""
         if "variant" in metafunc.fixturenames:
-            games = variants(self.game_name)
+            with registered(self.added):
+                games = variants(self.game_name)
             metafunc.parametrize("variant", games, ids=[game.variant_id for game in games])
+
+    @pytest.fixture(autouse=True, scope="class")
+    @classmethod
+    def _registered(cls) -> Iterator[None]:
+        with registered(cls.added):
+            yield
 
     @property
     def plugin(self) -> GamePlugin[Any, Any]:
@@ -425,6 +464,27 @@ class _Conformance:
                     with pytest.raises(AgonError):
                         make_game(self.game_name, {**options, option.name: outside})
 
+    def test_every_option_value_makes_a_playable_variant_or_is_refused(self) -> None:
+        """Each option at its bounds (a bool either way, a choice at each value), the others at
+        their defaults: the variant is made, and its start has a move to play, or it is refused
+        in words (a variant over before its first move is refused: every tool needs a move)."""
+        found = self.plugin
+        for option in found.game.option_specs:
+            if option.shortcut:
+                continue
+            values = {
+                "bool": [False, True], "choice": [choice.value for choice in option.choices]
+            }.get(option.kind, [v for v in (option.minimum, option.maximum) if v is not None])
+            for value in values:
+                try:
+                    made = found.make({option.name: value})
+                except AgonError as refusal:
+                    assert str(refusal).strip(), f"{option.name}={value}: refused in no words"
+                    continue
+                start = made.new_state()
+                assert not start.is_over and start.to_move is not None, f"{option.name}={value}"
+                assert start.legal_moves(), f"{option.name}={value}: no move at the start"
+
     def test_rules_texts_in_every_declared_language(self, variant: Game) -> None:
         languages = self.plugin.languages
         assert "en" in languages
@@ -436,12 +496,33 @@ class _Conformance:
         with pytest.raises(AgonError):
             rules_text(variant, "xx")
 
+    def test_the_lobby_words_in_every_declared_language(self, variant: Game) -> None:
+        said = words(variant.name)
+        assert list(said) == list(self.plugin.languages)
+        for lang, lang_words in said.items():
+            assert lang_words.summary.strip() and lang_words.click_help.strip(), lang
+            assert len(lang_words.summary) <= SUMMARY_LENGTH, f"{lang}: a summary is one line"
+
+    def test_every_dotted_path_loads(self, variant: Game) -> None:
+        """The renderer, twin, symmetries and catalogue a plugin names import, and are what
+        the contract says (Agon imports them only when first needed)."""
+        found = self.plugin
+        assert callable(found.load_renderer().render_svg)
+        assert found.fast_twin is None or found.build_fast_twin(variant) is not None
+        solving = found.solving
+        if solving is not None and solving.symmetries is not None:
+            symmetries = solving.symmetries_of(variant)
+            assert symmetries is not None and symmetries.count >= 1
+        catalogue = found.tooling.load_catalogue()
+        assert found.tooling.catalogue is None or catalogue is not None
+
     # --- what players and programs see --------------------------------------------------------
 
     def test_text_and_rich_boards_show_the_status(self, variant: Game) -> None:
         from rich.console import Console
 
         drawing = renderer(variant)
+        outcome_only = self.plugin.judging.outcome_only  # (the renderer says it, not points)
         for final in sample_games(variant)[:2]:
             for state in [*replayed(final)[:: max(1, len(final.history) // 5)], final]:
                 plain = drawing.render_text(state, ascii=True)
@@ -451,7 +532,8 @@ class _Conformance:
                 Console(file=output, width=120, color_system=None).print(
                     drawing.render_rich(state)
                 )
-                for line in status_lines(state):
+                assert not outcome_only or "Score:" not in plain, "points in a game of none"
+                for line in status_lines(state, outcome_only=outcome_only):
                     assert line in plain and line in text and line in output.getvalue()
 
     def test_svg_names_every_place(self, variant: Game) -> None:
@@ -495,6 +577,45 @@ class _Conformance:
 
     # --- search, solver, adapters ----------------------------------------------------------
 
+    def test_results_read_as_the_game_judges(self, variant: Game) -> None:
+        """A game of wins and losses (``Judging.outcome_only``) ends ±1 or 0, and its results
+        read without points where people read them: "Black wins", never "wins by 1 point".
+        Records keep the result's notation (``B+1``: docs/engine.md)."""
+        from agon.cli.play_commands import result_sentence
+        from agon.study.values import Value, describe
+        from agon.web.views import result_headline
+
+        only = self.plugin.judging.outcome_only
+        for final in sample_games(variant):
+            if not final.is_over:
+                continue
+            margin = final.margin
+            said = [
+                result_sentence(final), result_headline(variant.name, str(final.result)),
+                describe(variant, Value(margin, True)),
+            ]
+            if only:
+                assert margin in (-1, 0, 1), f"a win or a loss, yet a margin of {margin}"
+                assert not any(re.search(r"\bby\b|\bpoints?\b", text) for text in said), said
+            elif margin:
+                assert all(" by " in text for text in said), said
+
+    def test_forced_moves_are_played_by_every_agent_and_the_solver(self, variant: Game) -> None:
+        """Positions with a single legal move (a pass alone, a variant that forces every move):
+        every agent plays it, and the solver names it the best move."""
+        forced = forced_states(variant)
+        if not forced:  # (tic-tac-toe 2×2 with a line of two is over before one comes)
+            pytest.skip(f"no position with a single legal move in {FORCED_GAMES} random games")
+        solver = Solver(variant, table_bits=SOLVER_TABLE_BITS)
+        for state in forced:
+            only = state.legal_moves()[0]
+            for spec in AGENT_SPECS:
+                move = make_agent(spec, variant, seed=0).choose(state)
+                assert move == only, f"{spec} chose {move}, not the only legal move {only}"
+            with contextlib.suppress(TooLarge):
+                Negamax().margin(state)  # (the solver is asked only where it is quick)
+                assert solver.solve(state).best_moves == [only]
+
     def test_agents_choose_legal_moves(self, variant: Game) -> None:
         for spec in AGENT_SPECS:
             agent = make_agent(spec, variant, seed=0)
@@ -529,6 +650,7 @@ class _Conformance:
             pytest.skip(f"{variant.title} declares no observation planes")
         from agon.adapters import openspiel, outcome
 
+        openspiel.register_games()  # (a game registered since the adapter was imported)
         default = pyspiel.load_game(openspiel.PREFIX + self.game_name)
         assert default.agon_game == self.plugin.make()
         game = openspiel.load(variant)
@@ -589,15 +711,34 @@ def _svg_places(svg: str) -> dict[str, tuple[str, set[str]]]:
     return found
 
 
-def suite(game_name: str) -> type:
-    """The conformance tests of the game called ``game_name``, as a pytest class: bind it to a
-    name that starts with ``Test`` in a test module (``TestTicTacToe = suite("tictactoe")``)."""
-    found = plugin(game_name)
+@contextlib.contextmanager
+def registered(added: GamePlugin[Any, Any] | None) -> Iterator[None]:
+    """``added`` registered (:func:`agon.games.register`) while the block runs, unless it is
+    None or already the registry's: then nothing changes."""
+    if added is None or plugins().get(added.name) is added:
+        yield
+        return
+    register(added)
+    try:
+        yield
+    finally:
+        unregister(added.name)
+
+
+def suite(game: str | GamePlugin[Any, Any]) -> type:
+    """The conformance tests of the game called ``game``, as a pytest class: bind it to a
+    name that starts with ``Test`` in a test module (``TestTicTacToe = suite("tictactoe")``).
+    ``game`` may be a plugin that no entry point names (a game under development, a test's
+    own): the class registers it around its own tests alone, so other tests never see it."""
+    added = game if isinstance(game, GamePlugin) else None
+    with registered(added):
+        found = plugin(game.name if isinstance(game, GamePlugin) else game)
     title = "".join(part.capitalize() for part in re.split(r"[^0-9A-Za-z]+", found.name))
     return type(
         f"TestConformance{title}", (_Conformance,),
-        {"game_name": found.name, "__doc__": f"{found.title} passes the conformance suite."},
+        {"game_name": found.name, "added": added,
+         "__doc__": f"{found.title} passes the conformance suite."},
     )
 
 
-__all__ = ["Negamax", "TooLarge", "random_game", "suite", "variants"]
+__all__ = ["Negamax", "TooLarge", "random_game", "registered", "suite", "variants"]

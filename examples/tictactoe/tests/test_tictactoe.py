@@ -2,14 +2,19 @@
 
 from __future__ import annotations
 
+import random
+
 import pytest
 
 from agon.conformance import suite
 from agon.core.errors import AgonError, PositionError
 from agon.core.player import Player
 from agon.games import make_game
+from agon.search.bench import verify_game
 from agon.solve.solver import Solver
 from agon_tictactoe import TicTacToe
+from agon_tictactoe.fast import fast_twin
+from agon_tictactoe.results import CATALOGUE, PUBLISHED
 
 TestTicTacToe = suite("tictactoe")
 
@@ -150,3 +155,45 @@ def test_two_by_two_with_two_in_a_row_is_a_first_player_win() -> None:
 def test_four_by_three_with_three_in_a_row_is_a_first_player_win() -> None:
     assert value(game(4, 3, 3)) == 1
     assert value(game(3, 4, 3)) == 1
+
+
+# --- the fast twin and the catalogue ------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("width", "height", "line"), [(3, 3, 3), (5, 5, 4), (4, 2, 2), (1, 5, 3), (1, 1, 1)]
+)
+def test_the_fast_twin_plays_as_the_rules_say(width: int, height: int, line: int) -> None:
+    """Random games on the twin and the rules in lock-step, as ``agon bench --verify``
+    plays them (the conformance suite plays the plugin's examples)."""
+    twin = fast_twin(game(width, height, line))
+    rng = random.Random(f"{width}x{height}-{line}")
+    for _ in range(30):
+        assert verify_game(twin, rng) is None
+
+
+def test_the_twin_undoes_to_the_very_same_array() -> None:
+    twin = fast_twin(game())
+    state = twin.new_state()
+    start = state.copy()
+    for move in (0, 3, 4, 6, 8):  # a1 a2 b2 a3 c3: Black's diagonal
+        twin.play(twin.params, state, move)
+    assert twin.end_reasons[twin.end_code(twin.params, state)] == "Black completed a line of 3"
+    assert twin.to_move(twin.params, state) == -1 and twin.margin(twin.params, state) == 1.0
+    assert twin.legal_list(state) == []
+    for _ in range(5):
+        twin.undo(twin.params, state)
+    assert (state == start).all()
+
+
+def test_the_catalogue_agrees_with_the_published_values() -> None:
+    keys = [job.key for job in CATALOGUE.jobs()]
+    assert keys[0] == "tictactoe-1x1-1" and "tictactoe-4x4-4" in keys
+    assert len(keys) == len(set(keys)) == 45
+    for (width, height, line), known in PUBLISHED.items():
+        if width * height <= 12:  # (4 × 4 with four takes seconds)
+            assert value(game(width, height, line)) == known
+    solved = {"status": "solved", "value": 0, "best_moves": ["b2"], "nodes": 9, "seconds": 0.5}
+    section = "\n".join(CATALOGUE.sections({"tictactoe-3x3-3": solved}))
+    assert "| 3×3 | 3 | draw | draw | b2 | 9 | 0.50 |" in section
+    assert "| 4×4 | 4 | not attempted | draw |" in section

@@ -161,6 +161,7 @@ def game_class(plugin: GamePlugin[Any, Any]) -> type[AgonGame]:
 
 def load(game: Game) -> AgonGame:
     """The OpenSpiel game of an Agon variant: ``load(make_game(name, options))``."""
+    register_games()  # (a game registered since this module was imported)
     game_class = _BY_AGON_NAME.get(game.name)
     if game_class is None:
         raise AgonError(f"{game.title} has no OpenSpiel adapter")
@@ -168,10 +169,18 @@ def load(game: Game) -> AgonGame:
     return loaded
 
 
-_BY_AGON_NAME: dict[str, type[AgonGame]] = {
-    name: game_class(plugin) for name, plugin in plugins().items()
-}
-for _game_class in _BY_AGON_NAME.values():
-    pyspiel.register_game(_game_class.game_type, _game_class)
+_BY_AGON_NAME: dict[str, type[AgonGame]] = {}
 
-__all__ = ["PREFIX", "AgonGame", "AgonState", "game_class", "load"]
+
+def register_games() -> None:
+    """Register with pyspiel every game of the registry not yet registered (importing this
+    module registers those there are; :func:`agon.games.register` may add more since)."""
+    for name, plugin in plugins().items():
+        if name not in _BY_AGON_NAME:
+            _BY_AGON_NAME[name] = game_class(plugin)
+            pyspiel.register_game(_BY_AGON_NAME[name].game_type, _BY_AGON_NAME[name])
+
+
+register_games()
+
+__all__ = ["PREFIX", "AgonGame", "AgonState", "game_class", "load", "register_games"]

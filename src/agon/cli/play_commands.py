@@ -49,6 +49,7 @@ from agon.games import names, renderer, rules_text
 from agon.search.agent import Agent, Forfeit
 from agon.search.registry import AGENTS
 from agon.study.external import ENGINE_SPEC_HELP, is_engine_spec, make_player
+from agon.study.values import outcome_only
 
 if TYPE_CHECKING:
     from agon.study.analysis import Analyst, Review
@@ -144,11 +145,14 @@ def _wrapped_moves(state: State, moves: list[Move]) -> str:
 
 
 def result_sentence(state: State) -> str:
-    """``"Black wins by 2.5 points (both players passed)."``"""
+    """``"Black wins by 2.5 points (both players passed)."``; in a game of wins and losses
+    without points, ``"Black wins (Black completed a line of 3)."``"""
     margin, reason = state.margin, state.end_reason
     if margin == 0:
         return f"The game is a draw ({reason})."
     winner = player_name(Player.BLACK if margin > 0 else Player.WHITE)
+    if outcome_only(state.game):
+        return f"{winner} wins ({reason})."
     points = format_points(abs(margin))
     return f"{winner} wins by {points} point{'' if abs(margin) == 1 else 's'} ({reason})."
 

@@ -5,9 +5,12 @@ it calls, in another file, changes (numba/numba pull requests #8396 and #9563 tr
 that; neither was merged). So after an edit to, say, the solver's table kernels, the cached
 proof-number search would go on calling the old ones, compiled against the old layout of the
 arrays: wrong results, silently. So each version of the sources gets a cache folder of its own,
-named by a fingerprint of the kernel layers' sources taken as the package is imported: a
-process compiles into, and loads from, only the folder of the code it runs (deleting one
-cache when the sources change left a race: docs/changelog.md).
+named by a fingerprint of the kernel layers' sources and of every installed game plugin's
+package (a plugin's fast twin is compiled into the same folder, and its kernels call Agon's):
+a process compiles into, and loads from, only the folder of the code it runs (deleting one
+cache when the sources change left a race: docs/changelog.md). The fingerprint is taken when
+the first kernel is defined (:func:`cache_kernels`, which :mod:`agon.core.fast` calls), not when
+``agon`` is imported: importing Agon reads no file.
 
 A cache file that is torn, emptied or overwritten (by a crash of the machine, a failing disk, a
 tool that copied the folder) makes Numba raise each time it loads that kernel, in every later
@@ -19,11 +22,13 @@ and the folder deleted and made again, once in a process, saying so
 from __future__ import annotations
 
 import hashlib
+import importlib.util
 import os
 import shutil
 import sys
 import tempfile
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
+from importlib.metadata import entry_points
 from pathlib import Path
 from typing import Any
 
@@ -36,41 +41,93 @@ MARK = ".made-by-agon"
 """The file that marks a cache folder as Agon's (only such folders are ever deleted)."""
 KERNEL_LAYERS = ("core", "games", "search", "solve")
 """The subpackages kernels live in, and all they can import (interfaces come after them)."""
+PLUGIN_GROUP = "agon.games"
+"""The entry-point group games are found in (``agon.games.ENTRY_POINT_GROUP``: the registry
+comes after this layer)."""
+AGON = Path(__file__).parents[1]
+"""Agon's own package folder."""
 
 _imported: dict[Path, str] = {}
 _rebuilt: set[Path] = set()
 """The cache folders this process found damaged (it deletes each at most once)."""
 
 
-def sources_fingerprint(package: Path) -> str:
-    """A hash of the Python sources of ``package``'s kernel layers (names and contents)."""
+def sources_fingerprint(package: Path, plugins: Sequence[Path] = ()) -> str:
+    """A hash of the Python sources of ``package``'s kernel layers and of the ``plugins``
+    (game packages of their own, or single modules: :func:`plugin_sources`), names and
+    contents."""
     digest = hashlib.sha256()
     for layer in KERNEL_LAYERS:
         for source in sorted((package / layer).rglob("*.py")):
             digest.update(str(source.relative_to(package)).encode())
             digest.update(source.read_bytes())
+    for plugin in plugins:
+        sources = sorted(plugin.rglob("*.py")) if plugin.is_dir() else [plugin]
+        for source in sources:
+            digest.update(str(source.relative_to(plugin.parent)).encode())
+            digest.update(source.read_bytes())
     return digest.hexdigest()
 
 
-def imported_fingerprint(package: Path) -> str:
+def plugin_sources(package: Path = AGON) -> list[Path]:
+    """The sources of every game plugin installed outside ``package``: the folder of the
+    top-level package each entry point of :data:`PLUGIN_GROUP` names (the module itself where
+    it is one file), found without importing it; sorted, each once. All of a plugin's package
+    counts, not only its fast twin: a kernel reads the constants of the modules it imports
+    when it is compiled."""
+    found: set[Path] = set()
+    inside = package.resolve()
+    for entry in entry_points(group=PLUGIN_GROUP):
+        top = entry.module.partition(".")[0]
+        try:
+            spec = importlib.util.find_spec(top)
+        except (ImportError, ValueError):  # (a broken plugin: the registry says so when loaded)
+            continue
+        if spec is None:
+            continue
+        if spec.submodule_search_locations:
+            places = [Path(place) for place in spec.submodule_search_locations]
+        elif spec.origin is not None and spec.origin.endswith(".py"):
+            places = [Path(spec.origin)]
+        else:
+            continue
+        for place in places:
+            resolved = place.resolve()
+            if resolved != inside and inside not in resolved.parents:
+                found.add(resolved)
+    return sorted(found)
+
+
+def imported_fingerprint(package: Path, plugins: Sequence[Path] = ()) -> str:
     """The fingerprint of ``package``'s sources as :func:`cache_by_sources` took it when the
-    package was imported, which is the code this process runs even if the files have been
-    edited since (where it was not taken, the sources' as they are now)."""
-    return _imported.get(package) or sources_fingerprint(package)
+    first kernel was defined, which is the code this process runs even if the files have been
+    edited since (where it was not taken, the sources' as they are now, with ``plugins``)."""
+    return _imported.get(package) or sources_fingerprint(package, plugins)
 
 
-def cache_by_sources(package: Path) -> Path | None:
+def cache_kernels() -> Path | None:
+    """Point Numba's cache at the folder of Agon's sources and the installed plugins' as they
+    are now (:func:`cache_by_sources`), once in a process: :mod:`agon.core.fast`, which every
+    kernel module imports, calls it before any kernel is defined. Returns the folder (None
+    where none can be written)."""
+    if AGON in _imported:
+        return Path(os.environ["NUMBA_CACHE_DIR"]) if os.environ.get("NUMBA_CACHE_DIR") else None
+    return cache_by_sources(AGON, plugin_sources(AGON))
+
+
+def cache_by_sources(package: Path, plugins: Sequence[Path] = ()) -> Path | None:
     """Point Numba's cache at the folder of ``package``'s sources as they are now, under the
     folder Numba was given (``NUMBA_CACHE_DIR``), else under the package's ``__pycache__``, else
     (an installation this user cannot write) under the user's own cache folder
     (:func:`user_cache`); and delete all but the :data:`KEPT_CACHES` most recently used other
     such folders that Agon made (each is marked with :data:`MARK`: a folder of that name that
     Agon did not make is never deleted). Call it before any kernel is defined: Numba picks a
-    kernel's cache folder when it is decorated. Returns the folder, or None where none can be
+    kernel's cache folder when it is decorated. The folder's name covers ``plugins``' sources
+    too (:func:`sources_fingerprint`). Returns the folder, or None where none can be
     written (Numba's own choice of folder stands, and nothing is raised, so the import goes
     on)."""
     try:
-        fingerprint = sources_fingerprint(package)
+        fingerprint = sources_fingerprint(package, plugins)
     except OSError:
         return None
     _imported[package] = fingerprint

@@ -9,7 +9,10 @@ Every kernel takes ``params`` (int64[:], the variant, read only) and ``state`` (
 game, mutated in place; it carries its own undo stack, so ``play`` then ``undo`` restores it
 exactly). Moves are the same action numbers as in :mod:`agon.core.game`.
 
-Kernels (all ``@njit(cache=True)``):
+The kernels are declared once, in :data:`KERNELS` (name, signature, who asks it); a twin module
+defines a function of each name, and :func:`kernels_in` gathers them for :class:`FastTwin`.
+The search kernels take them as compiled C callbacks of these signatures
+(:mod:`agon.search.twins`). Kernels (all ``@njit(cache=True)``):
 
 ``legal_moves(params, state, out) -> int``
     Write the legal moves into ``out`` (length ``num_actions``), sorted, pass included where
@@ -54,18 +57,22 @@ Kernels (all ``@njit(cache=True)``):
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from types import ModuleType
 from typing import Any
 
 import numpy as np
 import numpy.typing as npt
 from numba import njit
 
-from agon.core.compiled import rebuild_damaged_caches
+from agon.core.compiled import cache_kernels, rebuild_damaged_caches
 from agon.core.game import Game, State
 
-# every kernel module imports this one: from here on a damaged cache is rebuilt, not fatal
+# every kernel module imports this one, before it defines a kernel: from here on kernels are
+# cached in the folder of these sources (Agon's and the installed plugins'), and a damaged
+# cache is rebuilt, not fatal
+cache_kernels()
 rebuild_damaged_caches()
 
 Array = npt.NDArray[np.int64]
@@ -84,6 +91,97 @@ def popcount(mask: int) -> int:
     return count
 
 
+def zobrist_keys(seed: int, count: int) -> Array:
+    """``count`` 64-bit keys for Zobrist hashing, from splitmix64 seeded with ``seed``: the
+    same on every machine and NumPy version (a twin's keys must not change under its stored
+    results)."""
+    golden, mix1, mix2 = (
+        np.uint64(c) for c in (0x9E3779B97F4A7C15, 0xBF58476D1CE4E5B9, 0x94D049BB133111EB)
+    )
+    z = np.uint64(seed) + golden * np.arange(1, count + 1, dtype=np.uint64)
+    z = (z ^ (z >> np.uint64(30))) * mix1
+    z = (z ^ (z >> np.uint64(27))) * mix2
+    return (z ^ (z >> np.uint64(31))).view(np.int64)
+
+
+@dataclass(frozen=True)
+class Kernel:
+    """One kernel of the contract."""
+
+    name: str
+    signature: str
+    """Its Numba signature: the type of the C callback the search kernels receive."""
+    history: bool = False
+    """Asked only by the solver, for which part of the history a result depends on."""
+
+
+_STATE = "int64[::1], int64[::1]"  # (params, state)
+KERNELS: tuple[Kernel, ...] = (
+    Kernel("legal_moves", f"int64({_STATE}, int64[::1])"),
+    Kernel("play", f"void({_STATE}, int64)"),
+    Kernel("undo", f"void({_STATE})"),
+    Kernel("to_move", f"int64({_STATE})"),
+    Kernel("end_code", f"int64({_STATE})"),
+    Kernel("margin", f"float64({_STATE})"),
+    Kernel("key", f"int64({_STATE})"),
+    Kernel("history_key", f"int64({_STATE})"),
+    Kernel("evaluate", f"float64({_STATE})"),
+    Kernel("move_order", f"float64({_STATE}, int64)"),
+    Kernel("history_length", f"int64({_STATE})", history=True),
+    Kernel("history_board", f"int64({_STATE}, int64)", history=True),
+    Kernel("history_reference", f"int64({_STATE})", history=True),
+)
+"""Every kernel of a fast twin, the one list the rest is derived from."""
+KERNEL_NAMES = frozenset(kernel.name for kernel in KERNELS)
+
+
+def kernels_in(*sources: ModuleType | Mapping[str, Any]) -> dict[str, Any]:
+    """The contract's kernels by name, each from the first of ``sources`` (a twin module, or
+    its ``globals()``; then, say, :data:`NO_HISTORY`) that has one of that name; a
+    :class:`TypeError` names those none has or that are not Numba functions."""
+    found: dict[str, Any] = {}
+    for source in reversed(sources):
+        found.update(vars(source) if isinstance(source, ModuleType) else source)
+    kernels = {name: found.get(name) for name in sorted(KERNEL_NAMES)}
+    wrong = [name for name, kernel in kernels.items() if not hasattr(kernel, "py_func")]
+    if wrong:
+        raise TypeError(f"a fast twin has no @njit function {', '.join(wrong)}")
+    return kernels
+
+
+# --- the history kernels of rules that never look back (no position can repeat) -----------
+
+
+@njit(cache=True)
+def _no_history_key(params: Array, state: Array) -> int:
+    return 0
+
+
+@njit(cache=True)
+def _no_history_length(params: Array, state: Array) -> int:
+    return 0
+
+
+@njit(cache=True)
+def _no_history_board(params: Array, state: Array, index: int) -> int:
+    return 0
+
+
+@njit(cache=True)
+def _no_history_reference(params: Array, state: Array) -> int:
+    return NO_REFERENCE
+
+
+NO_HISTORY = {
+    "history_key": _no_history_key,
+    "history_length": _no_history_length,
+    "history_board": _no_history_board,
+    "history_reference": _no_history_reference,
+}
+"""The history kernels of a game whose rules never look back:
+``kernels_in(globals(), NO_HISTORY)``."""
+
+
 @dataclass(frozen=True, eq=False)
 class FastTwin:
     """A game variant's fast twin: its parameters, its kernels and converters."""
@@ -100,19 +198,9 @@ class FastTwin:
     """The reference position text of a state array."""
     room: Callable[[Array], int]
     """How many more plies the state array can take (a search from it goes no deeper)."""
-    legal_moves: Any
-    play: Any
-    undo: Any
-    to_move: Any
-    end_code: Any
-    margin: Any
-    key: Any
-    history_key: Any
-    history_length: Any
-    history_board: Any
-    history_reference: Any
-    evaluate: Any
-    move_order: Any
+    kernels: Mapping[str, Any] = field(repr=False)
+    """The Numba function of each of :data:`KERNELS`, by name (:func:`kernels_in`); each is
+    also an attribute of the twin: ``twin.play(twin.params, state, move)``."""
     repeats_count: bool = False
     """Whether a position's *number* of earlier occurrences matters (a third repetition ends
     the game), not only whether its board was seen."""
@@ -122,6 +210,17 @@ class FastTwin:
     cached: bool = True
     """Whether the kernels may be compiled into Numba's on-disk cache (not those that call
     back into Python: a cached one fails when it is loaded)."""
+
+    def __post_init__(self) -> None:
+        missing = KERNEL_NAMES - set(self.kernels)
+        if missing:
+            raise TypeError(f"a fast twin lacks the kernels {', '.join(sorted(missing))}")
+
+    def __getattr__(self, name: str) -> Any:
+        """A kernel by its name (only names that are not fields reach here)."""
+        if name in KERNEL_NAMES and "kernels" in self.__dict__:
+            return self.__dict__["kernels"][name]
+        raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
 
     def legal_list(self, state: Array) -> list[int]:
         """Legal moves as a Python list (convenience for tests and interfaces)."""

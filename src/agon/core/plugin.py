@@ -2,20 +2,27 @@
 knowing it.
 
 A game is a package that exposes one :class:`GamePlugin` and names it in the Python entry-point
-group ``agon.games`` (:mod:`agon.games` finds them). The plugin gathers the game's facts: its
-options (from which the command line, the lobby's form and the adapters' parameters are
-built), texts, renderers, observation planes, its fast twin if it has one, and what the solver
-must know. Everything that is not a plain value is a function of the variant, or a loader that
-imports a heavy module (Rich, Numba) only when it is first needed.
+group ``agon.games`` (:mod:`agon.games` finds them). The plugin declares what the game *is*:
+its variant class (identity and options), its texts, renderer, bound on a game's length,
+and, optionally, its fast twin, observation planes, search heuristics, what the solver must
+know and how values read to players. What Agon's own tools want besides (variants to measure
+and test, the tables to solve, where the game comes in lists) is a separate, optional
+declaration, :class:`Tooling`.
+
+Whatever imports a heavy module (Rich, Numba) is named by a *dotted path*, ``package.module``
+or ``package.module:attribute``, that Agon imports when it is first needed (:func:`load`);
+everything else is a plain value or a function of the variant.
 """
 
 from __future__ import annotations
 
+import importlib
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from enum import Enum
 from typing import TYPE_CHECKING, Any, Generic, Protocol, TypeVar
 
+from agon.core.errors import AgonError, quoted
 from agon.core.game import Game, Move, State
 
 if TYPE_CHECKING:
@@ -27,6 +34,21 @@ if TYPE_CHECKING:
 
 GameT = TypeVar("GameT", bound=Game)
 StateT = TypeVar("StateT", bound=State)
+
+
+def load(path: str) -> Any:
+    """The object a dotted path names: ``package.module`` is the module itself,
+    ``package.module:attribute`` an attribute of it. A path that does not load is an
+    :class:`AgonError` naming it and why."""
+    module_name, _, attribute = path.partition(":")
+    try:
+        loaded = importlib.import_module(module_name)
+        for part in filter(None, attribute.split(".")):
+            loaded = getattr(loaded, part)
+    except (ImportError, AttributeError) as error:
+        raise AgonError(f"{quoted(path)} does not load: {error}") from None
+    return loaded
+
 
 class BoardRenderer(Protocol):
     """What a game's renderer draws: a board and the lines below it, for a terminal or a page.
@@ -75,8 +97,9 @@ class KomiRule(Enum):
 class Solving(Generic[GameT]):
     """What the exact solver needs to know of a game (docs/solver.md)."""
 
-    table_bits: Callable[[GameT], int]
-    """The transposition table's default size, 2**bits buckets."""
+    default_table_bits: Callable[[GameT], int]
+    """The size of a solve's transposition table where its caller names none: 2**bits
+    buckets."""
     small: Callable[[GameT], bool] = lambda game: False
     """Solved in at most a few hundred thousand nodes: small tables do (a table is zeroed page
     by page as a search first touches it, which costs a small solve more than its search)."""
@@ -85,15 +108,21 @@ class Solving(Generic[GameT]):
     komi_rule: Callable[[GameT], KomiRule] = lambda game: KomiRule.SEARCHED
     without_komi: Callable[[GameT], GameT] | None = None
     """The variant with komi 0, where :attr:`komi_rule` can leave the komi out."""
-    symmetries: Callable[[GameT], Symmetries] | None = None
-    """The board symmetries that preserve values (None: only the identity)."""
+    symmetries: str | None = None
+    """Dotted path of a function of the variant giving the board symmetries that preserve
+    values (:class:`~agon.core.symmetry.Symmetries`); None: only the identity."""
     proof_numbers: Callable[[GameT], bool] = lambda game: False
     """Whether proof-number search takes turns with alpha-beta by default: for games whose
     proofs follow long forced lines (captures, ko fights); else alpha-beta alone."""
-    tables_bits: int = 20
-    """The transposition table's size in ``agon tables``."""
     warm_up: Callable[[], GameT] | None = None
     """A tiny variant whose solve loads every solver kernel the game uses."""
+
+    def symmetries_of(self, game: GameT) -> Symmetries | None:
+        """The variant's declared symmetries (None where the game declares none)."""
+        if self.symmetries is None:
+            return None
+        found: Symmetries = load(self.symmetries)(game)
+        return found
 
 
 @dataclass(frozen=True)
@@ -111,27 +140,57 @@ class Judging:
 
 
 @dataclass(frozen=True)
+class Tooling:
+    """What Agon's own tools want of a game beyond what it is: every field is optional, and a
+    game that declares none is still played, searched, solved and served everywhere."""
+
+    order: int = 100
+    """Where the game comes in lists (lower first; then by name)."""
+    variant_examples: tuple[Mapping[str, Any], ...] = ()
+    """Small variants worth testing, as options: the conformance suite plays each (the default
+    variant where there are none)."""
+    benchmarks: tuple[tuple[str, Mapping[str, Any]], ...] = ()
+    """Variants ``agon bench`` measures: (label, options)."""
+    checks: tuple[tuple[str, Mapping[str, Any]], ...] = ()
+    """More variants ``agon bench --verify`` checks the fast twin on: (label, options)."""
+    catalogue: str | None = None
+    """Dotted path of the game's :class:`~agon.core.results.Catalogue`: what ``agon tables``
+    solves and how docs/results.md shows it (None: the game has no tables)."""
+    catalogue_table_bits: int = 20
+    """The size of the transposition table of each solve of the catalogue, 2**bits buckets."""
+
+    def load_catalogue(self) -> Catalogue | None:
+        """The catalogue (imported on first use), or None."""
+        if self.catalogue is None:
+            return None
+        found: Catalogue = load(self.catalogue)
+        return found
+
+
+@dataclass(frozen=True)
 class GamePlugin(Generic[GameT, StateT]):
     """Everything Agon's search, solvers and interfaces know of one game."""
 
     game: type[GameT]
     """The variant class: its ``name`` (the registry's), ``title`` and ``option_specs``."""
-    summary: str
-    """One line on what the game is like (the lobby shows it)."""
     credit: str
     """Who made the game, for people (the page's footer lists every game's)."""
-    click_help: str
-    """How a move is made by clicking the board."""
     texts: str
-    """The package whose ``texts/<lang>.md`` hold the rules (:mod:`agon.core.texts`)."""
-    renderer: Callable[[], BoardRenderer]
-    """Loads the renderer (which imports Rich)."""
+    """The package whose ``texts/`` hold the rules, ``<lang>.md``, and the words of the lobby
+    and the game page, ``words.toml`` (:mod:`agon.core.texts`)."""
+    renderer: str
+    """Dotted path of the renderer (a module, or an object, with the methods of
+    :class:`BoardRenderer`; it may import Rich)."""
     max_game_length: Callable[[GameT], int]
     """A bound on the moves of any game of the variant, passes included."""
     languages: tuple[str, ...] = ("en",)
+    """The languages of the texts, English (``en``) always among them
+    (:data:`agon.core.texts.LANGUAGE_NAMES` lists those Agon knows)."""
     observation: Observation[GameT, StateT] | None = None
-    fast_twin: Callable[[GameT], FastTwin] | None = None
-    """Builds the variant's fast twin (imports Numba); None: searched on the reference rules."""
+    fast_twin: str | None = None
+    """Dotted path of a function of the variant giving its fast twin
+    (:class:`~agon.core.fast.FastTwin`; it imports Numba); None: searched on the reference
+    rules."""
     evaluate: Callable[[StateT], float] | None = None
     """A heuristic estimate of the final margin (Black's) of an ongoing position, for search on
     the reference rules (a fast twin has its own); None: the margin as it stands."""
@@ -140,16 +199,8 @@ class GamePlugin(Generic[GameT, StateT]):
     solving: Solving[GameT] | None = None
     judging: Judging = Judging()
     """How values read to players, and how reviews judge moves."""
-    benchmarks: tuple[tuple[str, Mapping[str, Any]], ...] = ()
-    """Variants ``agon bench`` measures: (label, options)."""
-    checks: tuple[tuple[str, Mapping[str, Any]], ...] = ()
-    """More variants ``agon bench --verify`` checks the fast twin on."""
-    catalogue: Callable[[], Catalogue] | None = None
-    """What ``agon tables`` solves and how docs/results.md shows it."""
-    order: int = 100
-    """Where the game comes in lists (lower first)."""
-    variant_examples: tuple[Mapping[str, Any], ...] = field(default_factory=tuple)
-    """Small variants worth testing (the conformance suite plays them)."""
+    tooling: Tooling = Tooling()
+    """What Agon's own tools want of the game besides."""
 
     @property
     def name(self) -> str:
@@ -159,8 +210,27 @@ class GamePlugin(Generic[GameT, StateT]):
     def title(self) -> str:
         return self.game.title
 
+    def load_renderer(self) -> BoardRenderer:
+        """The renderer (imported on first use)."""
+        found: BoardRenderer = load(self.renderer)
+        return found
+
+    def build_fast_twin(self, game: GameT) -> FastTwin | None:
+        """The variant's fast twin (imports its kernels), or None where the game has none."""
+        if self.fast_twin is None:
+            return None
+        found: FastTwin = load(self.fast_twin)(game)
+        return found
+
     def make(self, options: Mapping[str, Any] | None = None) -> GameT:
-        """The variant with these options (defaults for the rest)."""
+        """The variant with these options (defaults for the rest). A variant whose start is
+        already over (a row of no pins) is refused: every tool assumes a move to play."""
         made = self.game.from_options(options or {})
         assert isinstance(made, self.game)
+        start = made.new_state()
+        if start.is_over:
+            raise AgonError(
+                f"{made.description} is over before its first move ({start.end_reason}): "
+                "a variant must leave a move to play"
+            )
         return made

@@ -19,6 +19,7 @@ from typing import Any
 from agon.core.errors import AgonError, quoted
 from agon.core.game import Game
 from agon.core.plugin import BoardRenderer, GamePlugin
+from agon.core.texts import Words, game_words
 from agon.core.texts import rules_text as _rules_text
 
 ENTRY_POINT_GROUP = "agon.games"
@@ -29,12 +30,12 @@ _added: dict[str, GamePlugin[Any, Any]] = {}
 
 
 def plugins() -> dict[str, GamePlugin[Any, Any]]:
-    """Every game's plugin by name, in the order games are listed (``GamePlugin.order``)."""
+    """Every game's plugin by name, in the order games are listed (``Tooling.order``)."""
     global _found
     if _found is None:
         _found = _load_entry_points()
     every = {**_found, **_added}
-    return dict(sorted(every.items(), key=lambda item: (item[1].order, item[0])))
+    return dict(sorted(every.items(), key=lambda item: (item[1].tooling.order, item[0])))
 
 
 def names() -> list[str]:
@@ -65,13 +66,19 @@ def make_game(name: str, options: Mapping[str, Any] | None = None) -> Game:
 
 def renderer(game: Game) -> BoardRenderer:
     """The renderer of a variant's game (imported on first use: renderers import Rich)."""
-    return plugin_of(game).renderer()
+    return plugin_of(game).load_renderer()
 
 
 def rules_text(game: Game, lang: str = "en") -> str:
     """The rules of a variant in Markdown, in one of the languages its game is written in."""
     found = plugin_of(game)
     return _rules_text(game, found.texts, found.languages, lang)
+
+
+def words(name: str) -> dict[str, Words]:
+    """What the lobby and the game page say of game ``name``, by language (English first)."""
+    found = plugin(name)
+    return game_words(found.texts, found.languages)
 
 
 def register(added: GamePlugin[Any, Any]) -> None:

@@ -13,6 +13,14 @@ depth; when a whole iteration reaches no horizon the search is complete and its 
 
 Moves are tried in this order: the table's move, two killer moves per ply, then by
 ``move_order`` plus a history-heuristic bonus below one point.
+
+Why the solver has an alpha-beta of its own (:mod:`agon.solve.kernels`): this one estimates,
+the solver's proves. Here values are floats, the horizon asks ``evaluate``, and an entry holds a
+value at a depth under the whole history's key. The solver's values are whole units of margin,
+with no evaluation at all; its entries hold proven bounds under the board's canonical key (the
+symmetries), with the summaries of the earlier boards each proof rests on, so that a proof
+serves every history it holds for, and it takes turns with proof-number search on one table.
+One search serving both would carry the other's costs at every node.
 """
 
 from __future__ import annotations
@@ -257,9 +265,11 @@ class AlphaBetaAgent(FastAgent):
         counters[C_ROOT_MOVE] = -1
         player = int(twin.to_move(twin.params, root))
         value = negamax(
-            *kernels, twin.params, root, depth, 0, -np.inf, np.inf, player, self.move_lists,
-            self.scores, self.killers, self.history, self.table, self.table_values, counters,
-            self.reals,
+            kernels.legal_moves, kernels.play, kernels.undo, kernels.to_move, kernels.end_code,
+            kernels.margin, kernels.key, kernels.history_key, kernels.evaluate,
+            kernels.move_order, twin.params, root, depth, 0, -np.inf, np.inf, player,
+            self.move_lists, self.scores, self.killers, self.history, self.table,
+            self.table_values, counters, self.reals,
         )
         return float(value), not counters[C_ABORTED]
 

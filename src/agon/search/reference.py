@@ -23,7 +23,7 @@ import numpy as np
 from numba import njit, objmode
 
 from agon.core.errors import AgonError
-from agon.core.fast import NO_REFERENCE, Array, FastTwin
+from agon.core.fast import NO_HISTORY, Array, FastTwin, kernels_in
 from agon.core.game import Game, State
 from agon.core.plugin import GamePlugin
 
@@ -217,26 +217,6 @@ def key(params: Array, state: Array) -> int:
 
 
 @njit
-def history_key(params: Array, state: Array) -> int:
-    return 0
-
-
-@njit
-def history_length(params: Array, state: Array) -> int:
-    return 0
-
-
-@njit
-def history_board(params: Array, state: Array, index: int) -> int:
-    return 0
-
-
-@njit
-def history_reference(params: Array, state: Array) -> int:
-    return NO_REFERENCE
-
-
-@njit
 def evaluate(params: Array, state: Array) -> float:
     return _ask_evaluate(state)
 
@@ -272,19 +252,7 @@ def reference_twin(game: Game, plugin: GamePlugin[Any, Any]) -> FastTwin:
         from_reference=from_reference,
         position=position,
         room=plies_left,
-        legal_moves=legal_moves,
-        play=play,
-        undo=undo,
-        to_move=to_move,
-        end_code=end_code,
-        margin=margin,
-        key=key,
-        history_key=history_key,
-        history_length=history_length,
-        history_board=history_board,
-        history_reference=history_reference,
-        evaluate=evaluate,
-        move_order=move_order,
+        kernels=kernels_in(globals(), NO_HISTORY),
         cached=False,
     )
 

@@ -13,12 +13,12 @@ from __future__ import annotations
 
 import functools
 import warnings
-from typing import Any, NamedTuple
+from typing import Any
 
-from numba import cfunc, types
+from numba import cfunc
 from numba.core.errors import NumbaExperimentalFeatureWarning
 
-from agon.core.fast import FastTwin
+from agon.core.fast import KERNEL_NAMES, KERNELS, FastTwin
 from agon.core.game import Game
 from agon.games import plugin_of
 from agon.search.reference import reference_twin
@@ -29,52 +29,22 @@ warnings.filterwarnings(
     "ignore", "First-class function type", category=NumbaExperimentalFeatureWarning
 )
 
-_ARRAY = types.Array(types.int64, 1, "C")
-_QUERY = (_ARRAY, _ARRAY)  # (params, state)
+class Callbacks:
+    """A twin's kernels as C callbacks, each compiled (or loaded from Numba's cache) when first
+    asked for, and built once per game: every variant shares them. Read them by name, as the
+    twin's own: ``callbacks.play``."""
+
+    def __init__(self, twin: FastTwin) -> None:
+        self._twin = twin
+
+    def __getattr__(self, name: str) -> Any:
+        if name not in KERNEL_NAMES:
+            raise AttributeError(f"no kernel {name!r} in the fast-twin contract")
+        twin = self.__dict__["_twin"]
+        return _callback(twin.kernels[name], _SIGNATURES[name], twin.cached)
 
 
-class TwinKernels(NamedTuple):
-    """A twin's kernels as C callbacks, in the order the search kernels take them."""
-
-    legal_moves: Any
-    play: Any
-    undo: Any
-    to_move: Any
-    end_code: Any
-    margin: Any
-    key: Any
-    history_key: Any
-    evaluate: Any
-    move_order: Any
-
-
-SIGNATURES = TwinKernels(
-    legal_moves=types.int64(_ARRAY, _ARRAY, _ARRAY),
-    play=types.void(_ARRAY, _ARRAY, types.int64),
-    undo=types.void(*_QUERY),
-    to_move=types.int64(*_QUERY),
-    end_code=types.int64(*_QUERY),
-    margin=types.float64(*_QUERY),
-    key=types.int64(*_QUERY),
-    history_key=types.int64(*_QUERY),
-    evaluate=types.float64(*_QUERY),
-    move_order=types.float64(_ARRAY, _ARRAY, types.int64),
-)
-
-
-class HistoryKernels(NamedTuple):
-    """The kernels that tell a solver which part of the history a result depends on."""
-
-    history_length: Any
-    history_board: Any
-    history_reference: Any
-
-
-HISTORY_SIGNATURES = HistoryKernels(
-    history_length=types.int64(*_QUERY),
-    history_board=types.int64(_ARRAY, _ARRAY, types.int64),
-    history_reference=types.int64(*_QUERY),
-)
+_SIGNATURES = {kernel.name: kernel.signature for kernel in KERNELS}
 
 
 @functools.cache
@@ -82,31 +52,20 @@ def twin_for(game: Game) -> FastTwin:
     """The fast twin of a variant: its game's own (built once per variant), or, for a game
     that has none, the twin over its reference rules (:mod:`agon.search.reference`)."""
     plugin = plugin_of(game)
-    if plugin.fast_twin is None:
-        return reference_twin(game, plugin)
-    return plugin.fast_twin(game)
+    built = plugin.build_fast_twin(game)
+    return reference_twin(game, plugin) if built is None else built
 
 
-def kernels_for(twin: FastTwin) -> TwinKernels:
-    """The twin's kernels as C callbacks (built once per game: every variant shares them)."""
-    kernels = (getattr(twin, name) for name in TwinKernels._fields)
-    return TwinKernels(*_compile(SIGNATURES, twin.cached, *kernels))
-
-
-def history_kernels_for(twin: FastTwin) -> HistoryKernels:
-    """The twin's history kernels as C callbacks."""
-    kernels = (getattr(twin, name) for name in HistoryKernels._fields)
-    return HistoryKernels(*_compile(HISTORY_SIGNATURES, twin.cached, *kernels))
+def kernels_for(twin: FastTwin) -> Callbacks:
+    """The twin's kernels as C callbacks (:class:`Callbacks`)."""
+    return Callbacks(twin)
 
 
 @functools.cache
-def _compile(signatures: tuple[Any, ...], cached: bool, *dispatchers: Any) -> tuple[Any, ...]:
-    """C callbacks of the dispatchers' Python functions (built once per game: every variant
-    shares them), in Numba's on-disk cache where ``cached``."""
-    return tuple(
-        cfunc(signature, cache=cached)(dispatcher.py_func)
-        for signature, dispatcher in zip(signatures, dispatchers, strict=True)
-    )
+def _callback(dispatcher: Any, signature: str, cached: bool) -> Any:
+    """The C callback of a kernel's Python function, in Numba's on-disk cache where
+    ``cached``."""
+    return cfunc(signature, cache=cached)(dispatcher.py_func)
 
 
 def pass_action(game: Game) -> int:

@@ -16,7 +16,7 @@ def bench_variants() -> dict[str, tuple[str, Mapping[str, Any]]]:
     (game, options)."""
     return {
         label: (name, options)
-        for name, found in plugins().items() for label, options in found.benchmarks
+        for name, found in plugins().items() for label, options in found.tooling.benchmarks
     }
 
 
@@ -25,7 +25,7 @@ def verify_variants() -> dict[str, tuple[str, Mapping[str, Any]]]:
     games declare."""
     checked = {
         label: (name, options)
-        for name, found in plugins().items() for label, options in found.checks
+        for name, found in plugins().items() for label, options in found.tooling.checks
     }
     return {**bench_variants(), **checked}
 

@@ -11,7 +11,7 @@ from agon.core.game import Game
 from agon.core.plugin import KomiRule, Solving
 from agon.games import plugin_of
 
-UNDECLARED = Solving[Game](table_bits=lambda game: 18)
+UNDECLARED = Solving[Game](default_table_bits=lambda game: 18)
 """What the solver assumes of a game that declares nothing for it: no symmetry, no bound on
 its margins, alpha-beta alone."""
 
@@ -33,7 +33,7 @@ def komi_free(game: Game) -> tuple[Game, float]:
 
 def default_table_bits(game: Game) -> int:
     """The transposition table's size its game declares (2**bits buckets)."""
-    return solving_facts(game).table_bits(game)
+    return solving_facts(game).default_table_bits(game)
 
 
 def is_small_board(game: Game) -> bool:

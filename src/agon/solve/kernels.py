@@ -15,6 +15,9 @@ canonical frame plus one (16 bits) and log2 of the nodes its search took (8 bits
 first row keeps the costliest search, the second is replaced every time.
 
 ``control`` (int64) carries the counters and limits between Python and the kernels.
+
+This is not the agents' alpha-beta (:mod:`agon.search.alphabeta`), which estimates with
+floats at a horizon: the docstring there says why there are two.
 """
 
 from __future__ import annotations

@@ -39,7 +39,7 @@ from agon.core.results import Work
 from agon.core.symmetry import Symmetries, identity
 from agon.core.workers import stop_asked
 from agon.games import plugin, plugins
-from agon.search.twins import history_kernels_for, kernels_for, twin_for
+from agon.search.twins import kernels_for, twin_for
 from agon.solve import kernels as K
 from agon.solve import proof_numbers as P
 from agon.solve.checkpoint import (
@@ -111,10 +111,8 @@ def default_search(game: Game) -> Search:
 def symmetries_for(game: Game, enabled: bool = True) -> Symmetries:
     """The symmetries the solver uses for ``game`` (only the identity when not ``enabled``,
     or where the game declares none)."""
-    declared = solving_facts(game).symmetries
-    if enabled and declared is not None:
-        return declared(game)
-    return identity(game.num_actions)
+    declared = solving_facts(game).symmetries_of(game) if enabled else None
+    return identity(game.num_actions) if declared is None else declared
 
 
 @dataclass
@@ -980,18 +978,12 @@ def _kernel_arguments(
     takes after them: Numba dispatchers (``inline``: compiled into one
     search per game, the fastest, but compiled afresh in every process, a few seconds) or C
     callbacks (one search for every game, cached on disk)."""
-    if inline:
-        kernels: Any = twin
-        history: Any = twin
-        canonical = symmetries.canonical
-    else:
-        kernels = kernels_for(twin)
-        history = history_kernels_for(twin)
-        canonical = _canonical_callback(symmetries.canonical)
+    kernels: Any = twin if inline else kernels_for(twin)
+    canonical = symmetries.canonical if inline else _canonical_callback(symmetries.canonical)
     return (
         kernels.legal_moves, kernels.play, kernels.undo, kernels.margin, kernels.move_order,
-        kernels.key, kernels.history_key, canonical, history.history_length,
-        history.history_board, history.history_reference,
+        kernels.key, kernels.history_key, canonical, kernels.history_length,
+        kernels.history_board, kernels.history_reference,
     ), kernels.evaluate
 
 

@@ -27,7 +27,7 @@ from agon.core.errors import AgonError, IllegalMove, quoted
 from agon.core.game import State
 from agon.core.records import parse_json
 from agon.core.texts import LANGUAGE_NAMES
-from agon.games import plugins
+from agon.games import plugins, words
 from agon.web import pages, views
 from agon.web.arena import Arena, NewGame
 from agon.web.config import ArenaLimits, database_url
@@ -286,8 +286,8 @@ def _add_api(app: FastAPI, arena: Arena, new_games: RateLimit) -> None:
             "games": {
                 name: {
                     "title": found.title,
-                    "summary": found.summary,
-                    "click_help": found.click_help,
+                    "summary": {lang: said.summary for lang, said in words(name).items()},
+                    "click_help": {lang: said.click_help for lang, said in words(name).items()},
                     "defaults": found.make().options(),
                     "options": [
                         option.describe()

@@ -43,7 +43,7 @@ def puzzle_variant(game_name: str) -> Game:
     """The variant the arena finds puzzles in: of the game's small examples (the ones its
     solver solves in a moment), the one with the most moves at the start; else its default."""
     found = plugin(game_name)
-    examples = [make_game(game_name, options) for options in found.variant_examples]
+    examples = [make_game(game_name, options) for options in found.tooling.variant_examples]
     small = [game for game in examples if is_small_board(game)]
     if not small:
         default: Game = found.make()
@@ -213,7 +213,7 @@ def public_json(puzzle: Puzzle) -> dict[str, Any]:
         "to_move": puzzle.to_move.label,
         "goal": puzzle.goal,
         "difficulty": puzzle.difficulty,
-        "click_help": plugin(game.name).click_help,
+        "click_help": views.click_help(game),
         "has_pass": game.pass_move is not None,
         "svg": views.board_svg(state),
     }

@@ -11,7 +11,7 @@ from typing import Any
 from agon.core.errors import quoted
 from agon.core.game import Game, Move, State, format_points
 from agon.core.player import Player
-from agon.games import plugin_of, renderer
+from agon.games import plugins, renderer, words
 from agon.web.errors import ArenaError
 from agon.web.levels import LEVELS
 from agon.web.pages import variant_query
@@ -68,7 +68,7 @@ def public_view(
             "white": format_points(score.white),
         },
         "komi": game.komi,
-        "click_help": plugin_of(game).click_help,
+        "click_help": click_help(game),
         "rules_query": variant_query(game),
         "has_pass": game.pass_move is not None,
         "undo_available": undo_keeps(loaded) is not None,
@@ -80,6 +80,12 @@ def public_view(
         "updated": stored.updated.isoformat(),
         "svg": board_svg(state),
     }
+
+
+def click_help(game: Game) -> dict[str, str]:
+    """How a move is made by clicking the board, in each language of the game's texts (the
+    page shows the reader's)."""
+    return {lang: said.click_help for lang, said in words(game.name).items()}
 
 
 def summary(
@@ -122,18 +128,33 @@ def _player(stored: StoredGame, colour: str, labels: Mapping[str, str]) -> dict[
 
 
 def headline(stored: StoredGame) -> str | None:
-    """The result in words: "Black wins by 2.5", "White wins by resignation", "Draw"."""
+    """The result in words (:func:`result_headline`), None while the game goes on."""
     if stored.status != "over" or stored.result is None:
         return None
-    if stored.result == "draw":
+    return result_headline(stored.game, stored.result)
+
+
+def result_headline(game_name: str, result: str) -> str:
+    """A result (``B+2.5``, ``W+R``, ``draw``) in words: "Black wins by 2.5", "White wins by
+    resignation", "Draw"; "Black wins" in a game of wins and losses without points."""
+    if result == "draw":
         return "Draw"
-    winner = "Black" if stored.result.startswith("B") else "White"
-    margin = stored.result.partition("+")[2]
+    winner = "Black" if result.startswith("B") else "White"
+    margin = result.partition("+")[2]
     if margin == "R":
         return f"{winner} wins by resignation"
     if margin == "F":
         return f"{winner} wins by forfeit"
+    if _outcome_only(game_name):
+        return f"{winner} wins"  # (a game of wins and losses: its B+1 counts no points)
     return f"{winner} wins by {margin}"
+
+
+def _outcome_only(name: str) -> bool:
+    """Whether the game called ``name`` has only wins, draws and losses (False where no game
+    of that name is installed any more)."""
+    found = plugins().get(name)
+    return found is not None and found.judging.outcome_only
 
 
 def _last_move(state: State) -> Move | None:
@@ -184,7 +205,7 @@ def position_view(
         "komi": game.komi,
         "legal_moves": [] if over else [game.format_move(move) for move in state.legal_moves()],
         "has_pass": game.pass_move is not None,
-        "click_help": plugin_of(game).click_help,
+        "click_help": click_help(game),
         "rules_query": variant_query(game),
         "svg": board_svg(state),
     }

@@ -35,7 +35,7 @@ def render_text(state: TicTacToeState, *, ascii: bool = False) -> str:
         lines.append(f"{rank + 1:>2} {symbols} {rank + 1}")
     lines.append(lines[0])
     lines.append(f"x Black, o White; {game.line} in a row wins")
-    return "\n".join([*lines, *status_lines(state)])
+    return "\n".join([*lines, *status_lines(state, outcome_only=True)])
 
 
 def render_rich(state: TicTacToeState) -> RenderableType:
@@ -56,7 +56,7 @@ def render_rich(state: TicTacToeState) -> RenderableType:
                 style = "bold underline" if cell == last else "bold"
                 line.append(content, style=style + (" red" if content == "x" else " blue"))
         lines.append(line)
-    lines.extend(Text(text) for text in status_lines(state))
+    lines.extend(Text(text) for text in status_lines(state, outcome_only=True))
     return Group(*lines)
 
 

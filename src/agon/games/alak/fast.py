@@ -77,7 +77,7 @@ import numpy as np
 from numba import njit
 
 from agon.core.errors import AgonError
-from agon.core.fast import NO_REFERENCE, Array, FastTwin, popcount
+from agon.core.fast import NO_REFERENCE, Array, FastTwin, kernels_in, popcount
 from agon.core.game import State
 from agon.core.player import Player
 from agon.games.alak.rules import (
@@ -780,19 +780,7 @@ def fast_twin(game: Alak) -> FastTwin:
         from_reference=from_reference,
         position=position,
         room=lambda array: int(array[S_CAPACITY] - array[S_HISTORY_LENGTH]),
-        legal_moves=legal_moves,
-        play=play,
-        undo=undo,
-        to_move=to_move,
-        end_code=end_code,
-        margin=margin,
-        key=key,
-        history_key=history_key,
-        history_length=history_length,
-        history_board=history_board,
-        history_reference=history_reference,
-        evaluate=evaluate,
-        move_order=move_order,
+        kernels=kernels_in(globals()),
         repeats_count=positions,
         board_points=size,
     )

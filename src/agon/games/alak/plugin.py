@@ -3,43 +3,13 @@
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import TYPE_CHECKING
 
-from agon.core.plugin import BoardRenderer, GamePlugin, Judging, KomiRule, Observation, Solving
+from agon.core.plugin import GamePlugin, Judging, KomiRule, Observation, Solving, Tooling
 from agon.games.alak import observation
 from agon.games.alak.rules import Alak, AlakState, Repetition, Scoring
 
-if TYPE_CHECKING:
-    from agon.core.fast import FastTwin
-    from agon.core.results import Catalogue
-    from agon.core.symmetry import Symmetries
-
 SMALL_POINTS = 7
 """Boards of up to this many points are solved in at most a few hundred thousand nodes."""
-
-
-def _renderer() -> BoardRenderer:
-    from agon.games.alak import render
-
-    return render
-
-
-def _fast_twin(game: Alak) -> FastTwin:
-    from agon.games.alak import fast
-
-    return fast.fast_twin(game)
-
-
-def _catalogue() -> Catalogue:
-    from agon.games.alak import results
-
-    return results.CATALOGUE
-
-
-def _symmetries(game: Alak) -> Symmetries:
-    from agon.games.alak import symmetry
-
-    return symmetry.symmetries(game)
 
 
 def _max_game_length(game: Alak) -> int:
@@ -65,20 +35,18 @@ def _small(game: Alak) -> bool:
 
 PLUGIN: GamePlugin[Alak, AlakState] = GamePlugin(
     game=Alak,
-    summary="Go on a line of points, from The Planiverse.",
     credit="Alak from A. K. Dewdney’s The Planiverse",
-    click_help="Click an empty point to place a stone. A chain shut in on both sides is captured.",
     texts="agon.games.alak",
     languages=("en", "es", "nl", "lt"),
-    renderer=_renderer,
+    renderer="agon.games.alak.render",
     max_game_length=_max_game_length,
     observation=Observation(
         names=lambda game: observation.PLANES, shape=observation.shape, planes=observation.planes,
         unbounded=("black_prisoners", "white_prisoners"),
     ),
-    fast_twin=_fast_twin,
+    fast_twin="agon.games.alak.fast:fast_twin",
     solving=Solving(
-        table_bits=_table_bits,
+        default_table_bits=_table_bits,
         small=_small,
         # prisoners make the margin unbounded
         largest_margin=lambda game: (
@@ -90,31 +58,33 @@ PLUGIN: GamePlugin[Alak, AlakState] = GamePlugin(
             else KomiRule.SUBTRACTED
         ),
         without_komi=lambda game: replace(game, komi_points=0.0),
-        symmetries=_symmetries,
+        symmetries="agon.games.alak.symmetry:symmetries",
         proof_numbers=lambda game: True,
-        tables_bits=20,
         # on one point a game ends at once, before the proof-number search that three reach
         warm_up=lambda: Alak(3),
     ),
     # a few points decide most games on a line
     judging=Judging(thresholds=(1.0, 2.0, 3.0)),
-    benchmarks=(
-        ("alak-11-baljeu", {}),
-        ("alak-11-traditional", {"rules": "traditional"}),
-        ("alak-11-tromp-taylor", {"rules": "tromp-taylor"}),
+    tooling=Tooling(
+        order=2,
+        benchmarks=(
+            ("alak-11-baljeu", {}),
+            ("alak-11-traditional", {"rules": "traditional"}),
+            ("alak-11-tromp-taylor", {"rules": "tromp-taylor"}),
+        ),
+        checks=(
+            ("alak-7-baljeu-noedge", {"size": 7, "edge_capture": False}),
+            ("alak-6-traditional", {"size": 6, "rules": "traditional"}),
+            ("alak-5-tromp-taylor-komi-1", {"size": 5, "rules": "tromp-taylor", "komi": 1}),
+        ),
+        variant_examples=(
+            {},
+            {"size": 6},
+            {"size": 7, "edge_capture": False},
+            {"size": 3, "rules": "traditional", "komi": 0.5},
+            {"size": 6, "rules": "tromp-taylor"},
+        ),
+        catalogue="agon.games.alak.results:CATALOGUE",
+        catalogue_table_bits=20,
     ),
-    checks=(
-        ("alak-7-baljeu-noedge", {"size": 7, "edge_capture": False}),
-        ("alak-6-traditional", {"size": 6, "rules": "traditional"}),
-        ("alak-5-tromp-taylor-komi-1", {"size": 5, "rules": "tromp-taylor", "komi": 1}),
-    ),
-    catalogue=_catalogue,
-    variant_examples=(
-        {},
-        {"size": 6},
-        {"size": 7, "edge_capture": False},
-        {"size": 3, "rules": "traditional", "komi": 0.5},
-        {"size": 6, "rules": "tromp-taylor"},
-    ),
-    order=2,
 )

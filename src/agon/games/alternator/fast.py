@@ -47,7 +47,7 @@ import numpy.typing as npt
 from numba import njit
 
 from agon.core.errors import AgonError
-from agon.core.fast import NO_REFERENCE, FastTwin
+from agon.core.fast import NO_HISTORY, FastTwin, kernels_in, zobrist_keys
 from agon.core.game import State
 from agon.core.player import Player
 from agon.games.alternator.rules import REASON_PASSES, Alternator, AlternatorState
@@ -251,28 +251,6 @@ def key(params: Array, state: Array) -> int:
 
 
 @njit(cache=True)
-def history_key(params: Array, state: Array) -> int:
-    """Always 0: Alternator's rules never look back (no position can repeat)."""
-    return 0
-
-
-@njit(cache=True)
-def history_length(params: Array, state: Array) -> int:
-    """Always 0: no earlier position matters (see :func:`history_key`)."""
-    return 0
-
-
-@njit(cache=True)
-def history_board(params: Array, state: Array, index: int) -> int:
-    return 0
-
-
-@njit(cache=True)
-def history_reference(params: Array, state: Array) -> int:
-    return NO_REFERENCE
-
-
-@njit(cache=True)
 def _smallest_neighbour(params: Array, state: Array, cell: int) -> int:
     """The size of the smallest root next to ``cell``, 0 if it has none."""
     smallest = 0
@@ -339,17 +317,6 @@ def move_order(params: Array, state: Array, move: int) -> float:
 # --- building the twin ----------------------------------------------------------------------
 
 
-def _zobrist_keys(seed: int, count: int) -> Array:
-    """``count`` 64-bit keys from splitmix64: the same on every machine and NumPy version."""
-    golden, mix1, mix2 = (
-        np.uint64(c) for c in (0x9E3779B97F4A7C15, 0xBF58476D1CE4E5B9, 0x94D049BB133111EB)
-    )
-    z = np.uint64(seed) + golden * np.arange(1, count + 1, dtype=np.uint64)
-    z = (z ^ (z >> np.uint64(30))) * mix1
-    z = (z ^ (z >> np.uint64(27))) * mix2
-    return (z ^ (z >> np.uint64(31))).view(np.int64)
-
-
 def _make_params(game: Alternator) -> Array:
     n = game.cells
     params = np.zeros(P_TABLES + 5 * n + n * (n + 4), dtype=np.int64)
@@ -360,7 +327,7 @@ def _make_params(game: Alternator) -> Array:
             neighbour = game.neighbour(cell, direction)
             params[P_TABLES + 4 * cell + direction] = -1 if neighbour is None else neighbour
         params[P_TABLES + 4 * n + cell] = int(game.is_dark(cell))
-    keys = _zobrist_keys(ZOBRIST_SEED + 32 * game.width + game.height, 3 + n * (n + 4))
+    keys = zobrist_keys(ZOBRIST_SEED + 32 * game.width + game.height, 3 + n * (n + 4))
     params[P_WHITE_KEY : P_WHITE_KEY + 3] = keys[:3]
     params[P_TABLES + 5 * n :] = keys[3:]
     return params
@@ -407,17 +374,5 @@ def fast_twin(game: Alternator) -> FastTwin:
         position=position,
         # (more than the 2N plies a game can last: the solver's arrays have always had room)
         room=lambda state: 2 * game.num_actions + 2,
-        legal_moves=legal_moves,
-        play=play,
-        undo=undo,
-        to_move=to_move,
-        end_code=end_code,
-        margin=margin,
-        key=key,
-        history_key=history_key,
-        history_length=history_length,
-        history_board=history_board,
-        history_reference=history_reference,
-        evaluate=evaluate,
-        move_order=move_order,
+        kernels=kernels_in(globals(), NO_HISTORY),
     )

@@ -7,9 +7,9 @@ import time
 from pathlib import Path
 
 from agon.core.results import Results
-from agon.games import plugins
 from agon.solve.tables.catalogue import (
     QUALITY_AGENTS,
+    catalogues,
     quality_command,
     quality_games,
     quality_key,
@@ -43,9 +43,8 @@ def render(results: Results) -> str:
         "the value lies in it).",
         "",
     ]
-    for found in plugins().values():
-        if found.catalogue is not None:
-            lines += [*found.catalogue().sections(results), ""]
+    for catalogue in catalogues().values():
+        lines += [*catalogue.sections(results), ""]
     return "\n".join([*lines, *_quality_section(results), ""])
 
 

@@ -72,6 +72,11 @@ export function preferredLanguage() {
   }
 }
 
+// One of a text's translations, keyed by language: the reader's, else English.
+export function inLanguage(texts) {
+  return texts[preferredLanguage()] ?? texts.en;
+}
+
 export function escapeHtml(text) {
   return String(text).replace(/[&<>"']/g, (c) => ({
     "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;",

@@ -1,6 +1,6 @@
 // The game page. The board is the server's SVG; this module only adds clicks, keyboard focus
 // and the panel. Every rule is the server's: legal roots, illegal moves and their reasons.
-import { LANG_KEY, api, capitalise, escapeHtml, preferredLanguage, rememberSeat, rememberedSeats } from "./api.js";
+import { LANG_KEY, api, capitalise, escapeHtml, inLanguage, preferredLanguage, rememberSeat, rememberedSeats } from "./api.js";
 
 const page = document.getElementById("game");
 const gameId = page.dataset.gameId;
@@ -143,7 +143,7 @@ function render() {
   const komi = view.komi ? ` (komi ${view.komi})` : "";
   document.querySelector("#player-white .player-score").title = `White's score${komi}`;
   document.getElementById("turn").innerHTML = turnText();
-  document.getElementById("how-to").textContent = you.length && view.status === "active" ? view.click_help : "";
+  document.getElementById("how-to").textContent = you.length && view.status === "active" ? inLanguage(view.click_help) : "";
 
   const seated = you.length > 0;
   const active = view.status === "active";

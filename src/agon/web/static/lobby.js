@@ -1,6 +1,6 @@
 // The lobby: start a game, resume one of yours, or watch one in progress. The games and their
 // options are the server's (/api/meta): the form is built from them.
-import { api, escapeHtml, rememberSeat, rememberedSeats } from "./api.js";
+import { api, escapeHtml, inLanguage, rememberSeat, rememberedSeats } from "./api.js";
 import { element, readOptions, refreshConditions, variantFieldset } from "./forms.js";
 
 const form = document.getElementById("new-game");
@@ -26,7 +26,7 @@ function gameChoice(name, game) {
   const input = element("input", { type: "radio", name: "game", value: name });
   const body = element("span", { class: "choice-body" }, [
     element("strong", { text: game.title }),
-    element("small", { text: game.summary }),
+    element("small", { text: inLanguage(game.summary) }),
   ]);
   return element("label", { class: "choice" }, [input, body]);
 }

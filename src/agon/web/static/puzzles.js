@@ -1,6 +1,6 @@
 // The puzzles of a game, one after the other. The server sends a puzzle's position and goal,
 // judges the move tried and answers with the line that follows it, board by board.
-import { api, escapeHtml } from "./api.js";
+import { api, escapeHtml, inLanguage } from "./api.js";
 import { Board } from "./board.js";
 
 const page = document.getElementById("puzzle");
@@ -47,7 +47,7 @@ function show(found) {
   const difficulty = document.getElementById("difficulty");
   difficulty.textContent = `Difficulty ${stars}`;
   difficulty.setAttribute("aria-label", `Difficulty ${puzzle.difficulty} of 5`);
-  document.getElementById("how-to").textContent = puzzle.click_help;
+  document.getElementById("how-to").textContent = inLanguage(puzzle.click_help);
   verdict.hidden = true;
   buttons.pass.hidden = !puzzle.has_pass;
   buttons.again.hidden = true;
