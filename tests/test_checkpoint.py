@@ -21,12 +21,14 @@ from agon.core.limits import Limit
 from agon.core.results import Job, Work
 from agon.games.alak import Alak
 from agon.games.alak.rules import AlakRules
-from agon.solve import solver as solver_module
+from agon.solve import checkpoint, mtdf
+from agon.solve import kernels as K
 from agon.solve.checkpoint import load_tables
 from agon.solve.facts import Search
 from agon.solve.parallel import move_tables_file
 from agon.solve.session import SolveRequest, run
-from agon.solve.solver import SolveInterrupted, Solver
+from agon.solve.solution import SolveInterrupted
+from agon.solve.solver import Solver
 from agon.solve.tables import runner as tables_runner
 from agon.solve.tables.report import render
 from agon.solve.tables.runner import generate_tables
@@ -77,7 +79,7 @@ def test_a_solve_going_on_from_saved_tables_starts_from_the_bounds_they_prove(
     first = Solver(game, BITS)
     array = first.state_array(game.new_state())
     rounds = first._value_rounds(array, 1, 5)
-    largest = int(first.control[solver_module.K.C_MAX_VALUE])
+    largest = int(first.control[K.C_MAX_VALUE])
     bounds = next(rounds)
     while bounds == (-largest, largest):
         bounds = next(rounds)
@@ -103,7 +105,7 @@ def test_a_solve_going_on_from_saved_tables_starts_from_the_bounds_they_prove(
 def test_tables_are_saved_while_the_search_goes_on(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(solver_module, "CHECKPOINT_SECONDS", 0.0)
+    monkeypatch.setattr(mtdf, "CHECKPOINT_SECONDS", 0.0)
     solver = Solver(GAME, BITS)
     solver.checkpoint = tmp_path / "tables.npz"
     solver.margin(GAME.new_state())
@@ -113,7 +115,7 @@ def test_tables_are_saved_while_the_search_goes_on(
 def test_a_failed_save_is_reported_and_the_search_goes_on(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(solver_module, "CHECKPOINT_SECONDS", 0.0)
+    monkeypatch.setattr(mtdf, "CHECKPOINT_SECONDS", 0.0)
     lines: list[str] = []
     solver = Solver(GAME, BITS, progress=lines.append)
     solver.checkpoint = tmp_path / "no such folder" / "tables.npz"
@@ -155,7 +157,7 @@ def test_tables_of_other_kernels_are_refused(
 ) -> None:
     path = tmp_path / "tables.npz"
     _stopped_at_once(path)
-    monkeypatch.setattr(solver_module, "kernels_fingerprint", lambda: "an edited version")
+    monkeypatch.setattr(checkpoint, "kernels_fingerprint", lambda: "an edited version")
     with pytest.raises(AgonError, match="another version of Agon's kernels"):
         Solver(GAME, BITS).load_tables(path)
 

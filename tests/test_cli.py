@@ -7,6 +7,7 @@ import re
 import shlex
 import subprocess
 import sys
+import textwrap
 from pathlib import Path
 from typing import Any
 
@@ -369,3 +370,28 @@ def test_after_a_stop_a_repeated_signal_cannot_kill_the_report() -> None:
             time.sleep(5)
     finally:
         signal.signal(signal.SIGTERM, before)
+
+
+def test_after_a_stop_the_stop_signals_are_blocked_while_python_tears_down() -> None:
+    """Python puts back the default handlers after the exit handlers: a repeat arriving then
+    (under load, a second after the stop) killed a stopped solve with -15 after its report."""
+    program = textwrap.dedent("""
+        import atexit, os, signal, sys, time
+        from agon.cli.common import terminate_as_interrupt
+
+        # registered first, so it runs last: after Agon's own exit handlers
+        atexit.register(lambda: print(signal.SIGTERM in signal.pthread_sigmask(
+            signal.SIG_BLOCK, []), flush=True))
+        try:
+            with terminate_as_interrupt():
+                os.kill(os.getpid(), signal.SIGTERM)
+                time.sleep(5)
+        except KeyboardInterrupt:
+            pass
+        sys.exit(130)
+    """)
+    ended = subprocess.run(
+        [sys.executable, "-c", program], capture_output=True, text=True, timeout=60
+    )
+    assert ended.returncode == 130, ended.stderr
+    assert ended.stdout.strip() == "True"

@@ -16,7 +16,8 @@ from agon.games.alternator import Alternator
 from agon.solve import kernels as K
 from agon.solve.parallel import MoveResult, _stopped
 from agon.solve.session import SolveRequest, run
-from agon.solve.solver import SolveInterrupted, Solver
+from agon.solve.solution import SolveInterrupted
+from agon.solve.solver import Solver
 
 pytestmark = pytest.mark.slow  # (solves in worker processes: make test-all, CI)
 

@@ -18,7 +18,8 @@ from agon.games.alak.rules import AlakRules
 from agon.games.alternator import Alternator
 from agon.solve import quality
 from agon.solve.quality import QualityReport, _loss, measure_quality
-from agon.solve.solver import SolveInterrupted, Solver
+from agon.solve.solution import SolveInterrupted
+from agon.solve.solver import Solver
 
 runner = CliRunner()
 

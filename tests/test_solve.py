@@ -28,13 +28,11 @@ from agon.search.twins import twin_for
 from agon.solve import kernels as K
 from agon.solve import proof_numbers as P
 from agon.solve.facts import Search, default_table_bits
+from agon.solve.mtdf import _tests_near
+from agon.solve.solution import ProvenValue, Solution, SolveInterrupted
 from agon.solve.solver import (
-    ProvenValue,
-    Solution,
-    SolveInterrupted,
     Solver,
     _MoveChecks,
-    _tests_near,
     counts_setbacks,
     default_search,
     perfect_play,
@@ -199,9 +197,10 @@ def test_the_numbers_table_uses_every_bucket() -> None:
 
 
 def test_proof_numbers_are_refined_where_the_rules_have_a_pass() -> None:
-    assert refines_proof_numbers(twin_for(Alak(5, AlakRules.TROMP_TAYLOR)))
-    assert refines_proof_numbers(twin_for(Alak(5, AlakRules.TRADITIONAL)))
-    assert not refines_proof_numbers(twin_for(Alak(5, AlakRules.BALJEU)))
+    assert refines_proof_numbers(Alak(5, AlakRules.TROMP_TAYLOR))
+    assert refines_proof_numbers(Alak(5, AlakRules.TRADITIONAL))
+    assert not refines_proof_numbers(Alak(5, AlakRules.BALJEU))
+    assert refines_proof_numbers(Alternator(3, 3))
 
 
 @searches

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import atexit
 import functools
 import inspect
 import math
@@ -214,6 +215,18 @@ def _stopping_already(signum: int, frame: FrameType | None) -> None:
     SIG_IGN, which the programs it starts would inherit.)"""
 
 
+_STOP_SIGNALS = (signal.SIGTERM, *([signal.SIGHUP] if hasattr(signal, "SIGHUP") else []))
+
+
+def _block_stop_signals_at_exit() -> None:
+    """At the end of a program that was stopped: Python puts back the default handlers (which
+    end the program) as it tears itself down, after the exit handlers; a repeated stop signal
+    arriving then would kill it with its report written but its own status lost. Blocked, it
+    waits, and is dropped when the program ends."""
+    if hasattr(signal, "pthread_sigmask"):
+        signal.pthread_sigmask(signal.SIG_BLOCK, _STOP_SIGNALS)
+
+
 @contextmanager
 def terminate_as_interrupt() -> Iterator[None]:
     """Within the block, stop on SIGTERM (``kill``, a job scheduler's stop) and SIGHUP (the
@@ -228,7 +241,7 @@ def terminate_as_interrupt() -> Iterator[None]:
         _terminations.append(signum)
         raise Terminated
 
-    stops = [signal.SIGTERM, *([signal.SIGHUP] if hasattr(signal, "SIGHUP") else [])]
+    stops = list(_STOP_SIGNALS)
     _terminations.clear()
     previous = {
         stop: signal.signal(stop, interrupt)
@@ -247,4 +260,7 @@ def terminate_as_interrupt() -> Iterator[None]:
         stopping = stopping or bool(_terminations)
         for stop, handler in previous.items():
             signal.signal(stop, _stopping_already if stopping else handler)
+        if stopping:
+            atexit.unregister(_block_stop_signals_at_exit)  # (once, however many stops)
+            atexit.register(_block_stop_signals_at_exit)
 

@@ -44,7 +44,7 @@ from agon.solve.tables.report import DEFAULT_OUT
 if TYPE_CHECKING:
     from agon.solve.quality import QualityReport
     from agon.solve.session import PerfectLine, SolveReport
-    from agon.solve.solver import Bounds, Solution, SolveInterrupted
+    from agon.solve.solution import Bounds, Solution, SolveInterrupted
 
 # The solver's modules are imported by the commands that run it (and compile or load its
 # kernels), not here: every other command starts without them.
@@ -66,7 +66,7 @@ def _start(game: Game, position: str | None, moves: str | None) -> State:
 
 
 def solution_json(game: Game, solution: Solution) -> dict[str, Any]:
-    from agon.solve.solver import json_number
+    from agon.solve.solution import json_number
 
     data: dict[str, Any] = {
         "value": json_number(solution.value),
@@ -229,7 +229,8 @@ def solve(
     """
     with _stops(as_json):  # (loading takes a while)
         from agon.solve.session import SolveRequest, run
-        from agon.solve.solver import stderr_progress, warm_up_kernels
+        from agon.solve.solution import stderr_progress
+        from agon.solve.solver import warm_up_kernels
 
     game = build_game(game_name, options)
     state = _start(game, position, moves)
@@ -260,7 +261,7 @@ def solve(
 def _write_report(game: Game, report: SolveReport, as_json: bool) -> None:
     """Write what a solve found, or what it proved before it stopped (then ending with the
     status of its stop: out of time or interrupted)."""
-    from agon.solve.solver import json_number
+    from agon.solve.solution import json_number
 
     for note in report.notes:
         typer.echo(note, err=True)
@@ -477,7 +478,7 @@ def tables(
     only with a larger --max-seconds. Once a board runs out of time before its value is proven,
     the larger boards of its kind get at most a minute each, for bounds on their values.
     """
-    from agon.solve.solver import stderr_progress
+    from agon.solve.solution import stderr_progress
     from agon.solve.tables.runner import generate_tables
 
     check_seconds(max_seconds, "--max-seconds")
@@ -528,7 +529,7 @@ def quality(
     value) and the mean margin it gives away per move.
     """
     from agon.solve.quality import measure_quality
-    from agon.solve.solver import SolveInterrupted, stderr_progress
+    from agon.solve.solution import SolveInterrupted, stderr_progress
 
     game = build_game(game_name, options)
     check_count(positions, "--positions", 1, MAX_GAMES)

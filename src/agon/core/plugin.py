@@ -114,6 +114,15 @@ class Solving(Generic[GameT]):
     proof_numbers: Callable[[GameT], bool] = lambda game: False
     """Whether proof-number search takes turns with alpha-beta by default: for games whose
     proofs follow long forced lines (captures, ko fights); else alpha-beta alone."""
+    refined_proof_numbers: Callable[[GameT], bool] = lambda game: False
+    """Whether the proof-number search uses weak proof numbers and starts each child from its
+    estimate: for rules whose passes and returns to earlier positions make many
+    transpositions (docs/solver.md has the measurements for and against)."""
+    depth_in_setbacks: Callable[[GameT], bool] = lambda game: False
+    """Whether iterative deepening limits only a line's *setbacks*, the moves that add no
+    stone to the board (captures; the rules must have no pass): where every other move adds a
+    stone, so that a run of them ends, and the twin's history kernels give the stones
+    (``board_points``, at most 32)."""
     warm_up: Callable[[], GameT] | None = None
     """A tiny variant whose solve loads every solver kernel the game uses."""
 

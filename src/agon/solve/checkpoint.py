@@ -1,5 +1,6 @@
 """A solver's tables saved to a file, so that a solve too long for one run goes on in the next
-(``agon solve --tables-file``, ``agon tables --checkpoints``).
+(``agon solve --tables-file``, ``agon tables --checkpoints``): the file (:func:`save_tables`,
+:func:`load_tables`) and the solver's side of it (:class:`SavedTables`).
 
 A file holds what the searches proved (the transposition table and its summaries), what steers
 them (the proof-number search's numbers, the history heuristic) and a header: the variant, the
@@ -18,7 +19,9 @@ from __future__ import annotations
 import json
 import math
 import stat
+import time
 import zipfile
+from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import IO, Any
@@ -32,7 +35,11 @@ from agon.core.files import kind_of, replace_file_with
 from agon.core.memory import check_memory
 from agon.core.records import parse_json
 from agon.core.results import Work
+from agon.solve.facts import Search
+from agon.solve.kernels import C_NODES
 
+CHECKPOINT_SECONDS = 1800.0
+"""A solver with a :attr:`SavedTables.checkpoint` saves its tables this often while it searches."""
 FORMAT = "agon-solver-tables/1"
 TABLE_NAMES = ("table", "summaries", "numbers", "cutoffs")
 """The arrays a file holds (the solver's attributes of those names)."""
@@ -269,3 +276,117 @@ def _check_table_shape(member: _ArrayMember) -> None:
     rows = shape[0]
     if columns is not None and (rows < 2 or rows & (rows - 1) or shape[1] != columns):
         raise _NotTables(f"the shape of its {name}: {shape}")
+
+
+class SavedTables:
+    """The part of a :class:`~agon.solve.solver.Solver` that saves its tables to a file and
+    goes on from them; the solver sets up what it reads here."""
+
+    variant: Any
+    search: Search
+    symmetry: bool
+    control: Array
+    table: Array
+    summaries: Array
+    numbers: Array
+    cutoffs: Array
+    progress: Callable[[str], None] | None
+    earlier: Work
+    """The work of earlier runs in the tables (:meth:`load_tables`)."""
+    checkpoint: Path | None
+    """Where the tables are saved every :data:`CHECKPOINT_SECONDS` while searching."""
+    _started: float
+    _saved: float
+
+    @property
+    def nodes(self) -> int:
+        """Nodes searched by this solver (earlier runs' are in :attr:`earlier`)."""
+        return int(self.control[C_NODES])
+
+    def tables_header(self) -> TablesHeader:
+        """What :meth:`save_tables` says its file is: this solver's variant, search and
+        kernels, and the work in its tables, earlier runs' included."""
+        return TablesHeader(
+            variant={
+                "game": self.variant.name, "options": self.variant.options(),
+                "description": self.variant.description,
+            },
+            search=self.search.value,
+            symmetry=self.symmetry,
+            kernels=kernels_fingerprint(),
+            work=Work(
+                nodes=self.earlier.nodes + self.nodes,
+                seconds=round(self.earlier.seconds + time.monotonic() - self._started, 1),
+                runs=self.earlier.runs + 1,
+            ),
+        )
+
+    def save_tables(self, path: Path) -> None:
+        """Save the tables to ``path`` (replaced only once the new file is complete), for
+        :meth:`load_tables` in a later run; :class:`AgonError` if it cannot be written."""
+        if self.progress is not None:
+            self.progress(f"saving the tables to {path} …")
+        arrays = {name: getattr(self, name) for name in TABLE_NAMES}
+        save_tables(path, self.tables_header(), arrays)
+        self._saved = time.monotonic()
+
+    def keep_tables(self, path: Path) -> None:
+        """:meth:`save_tables` where a failed save (a full disk) must not end the work: it is
+        reported (through :attr:`progress`), and while searching tried again after
+        :data:`CHECKPOINT_SECONDS`."""
+        try:
+            self.save_tables(path)
+        except AgonError as error:
+            self._saved = time.monotonic()
+            if self.progress is not None:
+                self.progress(f"the tables were not saved: {error}")
+
+    def go_on_from(self, path: Path, table_bits: int | None = None, resume: bool = True) -> None:
+        """Keep the tables in ``path``: go on from them where the file exists (and
+        ``resume``), as :meth:`load_tables` does, and save them there while searching."""
+        if resume and path.exists():
+            self.load_tables(path, table_bits)
+            if self.progress is not None:
+                self.progress(f"going on from {path}: {self.earlier} before this run")
+        self.checkpoint = path
+
+    @property
+    def table_bits(self) -> int:
+        """The transposition table has 2**table_bits buckets."""
+        return _buckets_bits(self.table)
+
+    def load_tables(self, path: Path, table_bits: int | None = None) -> None:
+        """Go on from the tables saved in ``path`` by :meth:`save_tables` (their size replaces
+        this solver's; ``table_bits``, where given, must be theirs): every bound proven into
+        them holds here, since they are refused unless they were written for this variant,
+        with these symmetries, by these kernels. :class:`AgonError` says why a file cannot
+        be used."""
+        header, arrays = load_tables(path, self.tables_header())
+        problem = None
+        saved_bits = _buckets_bits(arrays["table"])
+        if table_bits is not None and saved_bits != table_bits:
+            problem = (
+                f"they have a table of 2**{saved_bits} buckets: give that --table-bits or "
+                "leave it out"
+            )
+        if problem is None and arrays["summaries"].shape[1] != self.summaries.shape[1]:
+            problem = "their summaries are of another size"
+        rows = arrays["table"].shape[0] if self.summaries.shape[0] > 1 else 1
+        if problem is None and arrays["summaries"].shape[0] != rows:
+            problem = "their table and summaries do not match"
+        if problem is None and arrays["cutoffs"].shape != self.cutoffs.shape:
+            problem = "their history heuristic is for another board"
+        if problem is not None:
+            raise AgonError(f"cannot go on from {path}: {problem}")
+        self.table, self.summaries, self.cutoffs = (
+            arrays["table"], arrays["summaries"], arrays["cutoffs"]
+        )
+        # (alpha-beta alone keeps no proof numbers, so its files bring none)
+        if self.search is not Search.ALPHA_BETA and arrays["numbers"].shape[0] > 2:
+            self.numbers = arrays["numbers"]
+        self.earlier = header.work
+
+
+def _buckets_bits(table: Array) -> int:
+    """``bits`` of a transposition table of 2**bits buckets (two rows each)."""
+    return int(table.shape[0]).bit_length() - 2

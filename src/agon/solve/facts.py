@@ -46,7 +46,7 @@ class Search(StrEnum):
     """How the solver settles each null-window test of MTD(f)."""
 
     BOTH = "both"
-    """Proof numbers and alpha-beta in turns (:meth:`agon.solve.solver.Solver._turn`)."""
+    """Proof numbers and alpha-beta in turns (:meth:`agon.solve.mtdf.ValueSearch._turn`)."""
     PROOF_NUMBERS = "proof-numbers"
     """Depth-first proof-number search (:mod:`agon.solve.proof_numbers`)."""
     ALPHA_BETA = "alpha-beta"

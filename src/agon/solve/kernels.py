@@ -33,11 +33,15 @@ from agon.core.fast import NO_REFERENCE, Array, popcount
 FloatArray = npt.NDArray[np.float64]
 Kernel = Any
 
-# control fields
-C_NODES, C_LIMIT, C_ABORTED, C_MAX_PLY, C_SCALE, C_OVERFLOW, C_TT_HITS, C_STORES = range(8)
-C_USE_SYMMETRY, C_MAX_VALUE, C_HISTORY, C_REPEATS_COUNT, C_FREE_HITS = 8, 9, 10, 11, 12
-C_ITERATION, C_HINT_HITS, C_DEPTH_LIMITED, C_DEPTH_IN_SETBACKS = 13, 14, 15, 16
+# the fields of ``control``, by role (one int64 array: the kernels take it as one argument)
+# - settings, written by the solver before a search, read by the kernels:
+C_LIMIT, C_SCALE, C_USE_SYMMETRY, C_MAX_VALUE, C_HISTORY, C_REPEATS_COUNT = 1, 4, 8, 9, 10, 11
+C_ITERATION, C_DEPTH_LIMITED, C_DEPTH_IN_SETBACKS = 13, 15, 16
 C_WEAK_PROOFS, C_ESTIMATED_START = 17, 18
+# - counters the kernels keep, across searches:
+C_NODES, C_MAX_PLY, C_TT_HITS, C_STORES, C_FREE_HITS, C_HINT_HITS = 0, 3, 6, 7, 12, 14
+# - what a search tells the solver when it returns (reset by the solver):
+C_ABORTED, C_OVERFLOW = 2, 5
 CONTROL_SIZE = 19
 
 HINT_MIN_DEPTH = 3
@@ -83,6 +87,20 @@ def log2_work(nodes: int) -> int:
         nodes >>= 1
         work += 1
     return work
+
+
+@njit(cache=True)
+def enter_node(control: Array, ply: int, plies: int) -> bool:
+    """Count a node of either search at ``ply``; False, with the search marked aborted, where
+    the node limit is reached or the per-ply arrays (``plies`` rows) have no room for its
+    children (then also marked overflowed)."""
+    control[C_NODES] += 1
+    if control[C_NODES] < control[C_LIMIT] and ply + 1 < plies:
+        return True
+    control[C_ABORTED] = 1
+    if ply + 1 >= plies:
+        control[C_OVERFLOW] = 1
+    return False
 
 
 @njit(cache=True)
@@ -496,11 +514,7 @@ def negamax(
     a chunk's restart or a transposition would repeat; a hint proves nothing, so it can cost
     no soundness.
     """
-    control[C_NODES] += 1
-    if control[C_NODES] >= control[C_LIMIT] or ply + 1 >= moves.shape[0]:
-        control[C_ABORTED] = 1
-        if ply + 1 >= moves.shape[0]:
-            control[C_OVERFLOW] = 1
+    if not enter_node(control, ply, moves.shape[0]):
         return 0
     if ply > control[C_MAX_PLY]:
         control[C_MAX_PLY] = ply

@@ -31,17 +31,15 @@ from agon.core.workers import (
     stop_signal,
     worker_pool,
 )
-from agon.solve.solver import (
-    MAX_CHUNK_FACTOR,
+from agon.solve.solution import (
     NO_BOUNDS,
     Progress,
     ProvenValue,
     Solution,
     SolveInterrupted,
-    Solver,
     labelled_progress,
-    warm_up_kernels,
 )
+from agon.solve.solver import MAX_CHUNK_FACTOR, Solver, warm_up_kernels
 
 if TYPE_CHECKING:
     from agon.solve.session import SolveReport, SolveRequest

@@ -39,10 +39,8 @@ from agon.solve.kernels import (
     C_ABORTED,
     C_ESTIMATED_START,
     C_HISTORY,
-    C_LIMIT,
     C_MAX_VALUE,
     C_NODES,
-    C_OVERFLOW,
     C_REPEATS_COUNT,
     C_SCALE,
     C_STORES,
@@ -53,6 +51,7 @@ from agon.solve.kernels import (
     FloatArray,
     Kernel,
     add_board,
+    enter_node,
     log2_work,
     look_up,
     order_moves,
@@ -161,11 +160,7 @@ def prove(
     ply for the node's children; ``trace[ply]`` gets what a settled result rests on, as
     :func:`agon.solve.kernels.negamax` describes; ``cutoffs`` is its history heuristic.
     """
-    control[C_NODES] += 1
-    if control[C_NODES] >= control[C_LIMIT] or ply + 1 >= moves.shape[0]:
-        control[C_ABORTED] = 1
-        if ply + 1 >= moves.shape[0]:
-            control[C_OVERFLOW] = 1
+    if not enter_node(control, ply, moves.shape[0]):
         return 0, 0, 0
     history = control[C_HISTORY] != 0
     split = control[C_REPEATS_COUNT] == 0

@@ -23,7 +23,8 @@ from agon.core.limits import Limit
 from agon.core.player import Player
 from agon.search.agent import Agent, RandomAgent
 from agon.search.registry import make_agent
-from agon.solve.solver import SolveInterrupted, Solver, labelled_progress, warm_up_kernels
+from agon.solve.solution import SolveInterrupted, labelled_progress
+from agon.solve.solver import Solver, warm_up_kernels
 
 MAX_GAME_PLIES = 400
 """Random and self-play games longer than this are cut (their positions still count)."""

@@ -21,14 +21,8 @@ from agon.core.results import Work
 from agon.core.workers import winding_up
 from agon.solve import parallel
 from agon.solve.facts import Search
-from agon.solve.solver import (
-    Progress,
-    Solution,
-    SolveInterrupted,
-    Solver,
-    json_number,
-    perfect_play,
-)
+from agon.solve.solution import Progress, Solution, SolveInterrupted, json_number
+from agon.solve.solver import Solver, perfect_play
 
 MAX_LINE_PLIES = 500
 """A line of perfect play has at most this many moves (a ko fight under superko can be long)."""

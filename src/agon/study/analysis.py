@@ -19,7 +19,8 @@ from agon.core.limits import Limit
 from agon.core.player import Player
 from agon.search.agent import Agent
 from agon.search.registry import make_agent
-from agon.solve.solver import SolveInterrupted, Solver
+from agon.solve.solution import SolveInterrupted
+from agon.solve.solver import Solver
 from agon.study.store import Entry, ExactValues, Store
 from agon.study.values import Judgement, Value, json_value, judge, short
 

@@ -60,6 +60,10 @@ PLUGIN: GamePlugin[Alak, AlakState] = GamePlugin(
         without_komi=lambda game: replace(game, komi_points=0.0),
         symmetries="agon.games.alak.symmetry:symmetries",
         proof_numbers=lambda game: True,
+        # passes and returns to earlier boards make many transpositions
+        refined_proof_numbers=lambda game: game.rule_set.passing,
+        # with no pass, every move but a capture adds a stone
+        depth_in_setbacks=lambda game: not game.rule_set.passing,
         # on one point a game ends at once, before the proof-number search that three reach
         warm_up=lambda: Alak(3),
     ),

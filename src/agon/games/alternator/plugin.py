@@ -37,6 +37,8 @@ PLUGIN: GamePlugin[Alternator, AlternatorState] = GamePlugin(
         komi_rule=lambda game: KomiRule.LEFT_OUT,
         without_komi=lambda game: replace(game, komi_points=0.0),
         symmetries="agon.games.alternator.symmetry:symmetries",
+        # (for a proof-number search asked for: passes make many transpositions)
+        refined_proof_numbers=lambda game: True,
         warm_up=lambda: Alternator(1, 2),
     ),
     # margins run up to the board's cells: a point or two is a fine difference there

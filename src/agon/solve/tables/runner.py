@@ -26,7 +26,8 @@ from agon.solve.checkpoint import MAX_COUNT
 from agon.solve.parallel import kept_move_tables
 from agon.solve.quality import measure_quality
 from agon.solve.session import SolveReport, SolveRequest, run
-from agon.solve.solver import Progress, labelled_progress, warm_up_kernels
+from agon.solve.solution import Progress, labelled_progress
+from agon.solve.solver import warm_up_kernels
 from agon.solve.tables.catalogue import jobs, measurements, table_bits
 from agon.solve.tables.report import BOUNDS_SECONDS, render
 
