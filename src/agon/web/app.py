@@ -33,7 +33,14 @@ from agon.web.arena import Arena, NewGame
 from agon.web.config import ArenaLimits, database_url
 from agon.web.engines import EngineLevel, configured_levels
 from agon.web.errors import ArenaError, Conflict, NotFound
-from agon.web.guard import BodyLimit, RateLimit, ReadLimit, SecurityHeaders, TooManyRequests
+from agon.web.guard import (
+    BodyLimit,
+    RateLimit,
+    ReadLimit,
+    SecurityHeaders,
+    TooManyRequests,
+    client_address,
+)
 from agon.web.levels import DEFAULT_LEVEL, LEVELS_BY_KEY
 from agon.web.seats import COLOURS
 from agon.web.store import Store
@@ -379,7 +386,7 @@ def _add_api(app: FastAPI, arena: Arena, new_games: RateLimit) -> None:
         alike): ``status`` ``running`` (``done`` of ``total`` positions), ``done`` (with
         ``review``) or ``failed``. The first request starts it (counted against the client's
         reviews a minute); later ones, from anyone, share it."""
-        return await arena.review(game_id, _client(request))
+        return await arena.review(game_id, client_address(request.scope))
 
     @app.get("/api/games/{game_id}/record", responses=refusals(404))
     async def record(game_id: str) -> Response:
@@ -429,10 +436,6 @@ def _add_api(app: FastAPI, arena: Arena, new_games: RateLimit) -> None:
                 arena.hub.leave(game_id, socket)
 
 
-def _client(request: Request | WebSocket) -> str:
-    return request.client.host if request.client else ""
-
-
 @asynccontextmanager
 async def _admitted(
     arena: Arena, socket: WebSocket, game_id: str | None
@@ -440,7 +443,7 @@ async def _admitted(
     """Accept the WebSocket, held within the caps of its client's address and its game
     (:class:`~agon.web.guard.OpenSockets`) while the block runs; False where it is over one:
     it is then closed at once, 1013 (try again later), saying which."""
-    with arena.sockets.held(_client(socket), game_id) as refusal:
+    with arena.sockets.held(client_address(socket.scope), game_id) as refusal:
         await socket.accept()
         if refusal is not None:
             await socket.close(code=1013, reason=refusal)
@@ -478,7 +481,7 @@ def _add_study(app: FastAPI, arena: Arena) -> None:
         """A short analysis of the position a line reaches: its value (Black's margin, komi
         included; exact where solved) in words, the best moves, every legal move's value where
         the position is solved, and a line of best play. ``WS /ws/analysis`` refines it."""
-        return await study.analyse(_line(body), _client(request))
+        return await study.analyse(_line(body), client_address(request.scope))
 
     @app.post("/api/study/record", responses=refusals(413))
     async def study_record(body: RecordBody) -> dict[str, Any]:
@@ -491,7 +494,7 @@ def _add_study(app: FastAPI, arena: Arena) -> None:
         """The review of a line (an imported game), as ``GET /api/games/{id}/review``: ask
         again until its ``status`` is ``done``."""
         players = {colour: body.players.get(colour, "?") for colour in COLOURS}
-        return study.review(_line(body), players, _client(request))
+        return study.review(_line(body), players, client_address(request.scope))
 
     @app.get("/api/puzzles/{game}", responses=refusals(404))
     async def puzzle(
@@ -518,7 +521,7 @@ def _add_study(app: FastAPI, arena: Arena) -> None:
         async with _admitted(arena, socket, None) as admitted:
             if not admitted:
                 return
-            client = _client(socket)
+            client = client_address(socket.scope)
             sending = asyncio.Lock()
             current: asyncio.Task[None] | None = None
 

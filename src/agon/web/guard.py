@@ -8,7 +8,7 @@ import json
 import math
 import time
 from collections import OrderedDict, deque
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from typing import Any
 
@@ -148,7 +148,7 @@ async def refuse(
     await send({"type": "http.response.body", "body": body})
 
 
-def client_address(scope: Scope) -> str:
+def client_address(scope: Mapping[str, Any]) -> str:
     """The address of the client of a request or WebSocket (as the server took it: a
     forwarded header counts only from a trusted proxy, ``agon serve --trusted-proxies``)."""
     client = scope.get("client")
