@@ -169,3 +169,21 @@ def test_openspiel_takes_a_game_registered_after_its_import() -> None:
     with registered(dataclasses.replace(PLUGIN, game=KaylesLate)):
         game = openspiel.load(make_game("kayles_late", {"pins": 2}))
         assert game.num_distinct_actions() == 3 and game.agon_game == KaylesLate(2)
+
+
+@pytest.mark.parametrize("spec", ["strongest:1s", "strongest-nostore:1s"])
+def test_the_strongest_agent_keeps_the_win_in_a_game_without_a_twin(spec: str) -> None:
+    """Stores, then the solver, then search, all on the reference rules: Kayles is won by
+    the first player on every row (the middle pin or pair leaves two equal rows)."""
+    import agon.study  # noqa: F401  # (registers the strongest agents)
+    from agon.search.registry import make_agent
+    from agon.solve.solver import Solver
+
+    with registered(PLUGIN):
+        game = make_game("kayles", {"pins": 7})
+        state = game.new_state()
+        solver = Solver(game)
+        assert solver.margin(state) == 1
+        move = make_agent(spec, game, seed=0).choose(state)
+        state.play(move)
+        assert solver.margin(state) == 1, f"{spec} gave the win away: {game.format_move(move)}"
