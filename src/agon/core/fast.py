@@ -9,7 +9,7 @@ Every kernel takes ``params`` (int64[:], the variant, read only) and ``state`` (
 game, mutated in place; it carries its own undo stack, so ``play`` then ``undo`` restores it
 exactly). Moves are the same action numbers as in :mod:`agon.core.game`.
 
-The kernels are declared once, in :data:`KERNELS` (name, signature, who asks it); a twin module
+The kernels are declared once, in :data:`KERNELS` (name and signature); a twin module
 defines a function of each name, and :func:`kernels_in` gathers them for :class:`FastTwin`.
 The search kernels take them as compiled C callbacks of these signatures
 (:mod:`agon.search.twins`). Kernels (all ``@njit(cache=True)``):
@@ -111,8 +111,6 @@ class Kernel:
     name: str
     signature: str
     """Its Numba signature: the type of the C callback the search kernels receive."""
-    history: bool = False
-    """Asked only by the solver, for which part of the history a result depends on."""
 
 
 _STATE = "int64[::1], int64[::1]"  # (params, state)
@@ -127,9 +125,9 @@ KERNELS: tuple[Kernel, ...] = (
     Kernel("history_key", f"int64({_STATE})"),
     Kernel("evaluate", f"float64({_STATE})"),
     Kernel("move_order", f"float64({_STATE}, int64)"),
-    Kernel("history_length", f"int64({_STATE})", history=True),
-    Kernel("history_board", f"int64({_STATE}, int64)", history=True),
-    Kernel("history_reference", f"int64({_STATE})", history=True),
+    Kernel("history_length", f"int64({_STATE})"),
+    Kernel("history_board", f"int64({_STATE}, int64)"),
+    Kernel("history_reference", f"int64({_STATE})"),
 )
 """Every kernel of a fast twin, the one list the rest is derived from."""
 KERNEL_NAMES = frozenset(kernel.name for kernel in KERNELS)

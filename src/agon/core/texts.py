@@ -67,6 +67,10 @@ def game_words(package: str, languages: tuple[str, ...]) -> dict[str, Words]:
     return dict(_read_words(package, languages))
 
 
+WORDS = ("summary", "click_help")
+"""The fields of each language's table in ``words.toml``."""
+
+
 @functools.cache
 def _read_words(package: str, languages: tuple[str, ...]) -> tuple[tuple[str, Words], ...]:
     where = f"{package}: texts/words.toml"
@@ -87,10 +91,6 @@ def _read_words(package: str, languages: tuple[str, ...]) -> tuple[tuple[str, Wo
             raise AgonError(f"{where} has no {' or '.join(missing)} in [{language}]")
         found.append((language, Words(**fields)))
     return tuple(found)
-
-
-WORDS = ("summary", "click_help")
-"""The fields of each language's table in ``words.toml``."""
 
 
 def _select_blocks(text: str, values: Mapping[str, str]) -> str:

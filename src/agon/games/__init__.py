@@ -76,7 +76,8 @@ def rules_text(game: Game, lang: str = "en") -> str:
 
 
 def words(name: str) -> dict[str, Words]:
-    """What the lobby and the game page say of game ``name``, by language (English first)."""
+    """What the lobby and the game page say of game ``name``, by language (in the order of
+    its plugin's ``languages``)."""
     found = plugin(name)
     return game_words(found.texts, found.languages)
 

@@ -41,7 +41,7 @@ class Callbacks:
         if name not in KERNEL_NAMES:
             raise AttributeError(f"no kernel {name!r} in the fast-twin contract")
         twin = self.__dict__["_twin"]
-        return _callback(twin.kernels[name], _SIGNATURES[name], twin.cached)
+        return callback(twin.kernels[name], _SIGNATURES[name], twin.cached)
 
 
 _SIGNATURES = {kernel.name: kernel.signature for kernel in KERNELS}
@@ -62,9 +62,9 @@ def kernels_for(twin: FastTwin) -> Callbacks:
 
 
 @functools.cache
-def _callback(dispatcher: Any, signature: str, cached: bool) -> Any:
-    """The C callback of a kernel's Python function, in Numba's on-disk cache where
-    ``cached``."""
+def callback(dispatcher: Any, signature: str, cached: bool) -> Any:
+    """The C callback of a Numba function's Python function, of this signature (a Numba
+    signature string), in Numba's on-disk cache where ``cached``."""
     return cfunc(signature, cache=cached)(dispatcher.py_func)
 
 

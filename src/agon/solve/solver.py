@@ -24,7 +24,6 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-from numba import cfunc, types
 
 from agon.core.errors import AgonError
 from agon.core.fast import Array, FastTwin
@@ -37,7 +36,7 @@ from agon.core.results import Work
 from agon.core.symmetry import Symmetries, identity
 from agon.core.workers import stop_asked
 from agon.games import plugin, plugins
-from agon.search.twins import kernels_for, twin_for
+from agon.search.twins import callback, kernels_for, twin_for
 from agon.solve import kernels as K
 from agon.solve.facts import Search, default_table_bits, is_small_board, solving_facts
 from agon.solve.mtdf import Searching, ValueSearch
@@ -444,7 +443,9 @@ def _kernel_arguments(
     search per game, the fastest, but compiled afresh in every process, a few seconds) or C
     callbacks (one search for every game, cached on disk)."""
     kernels: Any = twin if inline else kernels_for(twin)
-    canonical = symmetries.canonical if inline else _canonical_callback(symmetries.canonical)
+    canonical = (
+        symmetries.canonical if inline else callback(symmetries.canonical, CANONICAL, True)
+    )
     return (
         kernels.legal_moves, kernels.play, kernels.undo, kernels.margin, kernels.move_order,
         kernels.key, kernels.history_key, canonical, kernels.history_length,
@@ -452,12 +453,8 @@ def _kernel_arguments(
     ), kernels.evaluate
 
 
-_ARRAY = types.Array(types.int64, 1, "C")
-
-
-@functools.cache
-def _canonical_callback(dispatcher: Any) -> Any:
-    return cfunc(types.int64(_ARRAY, _ARRAY, _ARRAY, _ARRAY), cache=True)(dispatcher.py_func)
+CANONICAL = "int64(int64[::1], int64[::1], int64[::1], int64[::1])"
+"""The signature of a game's canonical-key kernel (params, symmetry data, state, image)."""
 
 
 def warm_up_kernels(game_name: str | None = None) -> None:

@@ -294,7 +294,7 @@ def _add_api(app: FastAPI, arena: Arena, new_games: RateLimit) -> None:
                 name: {
                     "title": found.title,
                     "summary": {lang: said.summary for lang, said in words(name).items()},
-                    "click_help": {lang: said.click_help for lang, said in words(name).items()},
+                    "click_help": views.click_help(name),
                     "defaults": found.make().options(),
                     "options": [
                         option.describe()

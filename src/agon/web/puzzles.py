@@ -213,7 +213,7 @@ def public_json(puzzle: Puzzle) -> dict[str, Any]:
         "to_move": puzzle.to_move.label,
         "goal": puzzle.goal,
         "difficulty": puzzle.difficulty,
-        "click_help": views.click_help(game),
+        "click_help": views.click_help(game.name),
         "has_pass": game.pass_move is not None,
         "svg": views.board_svg(state),
     }

@@ -68,7 +68,7 @@ def public_view(
             "white": format_points(score.white),
         },
         "komi": game.komi,
-        "click_help": click_help(game),
+        "click_help": click_help(game.name),
         "rules_query": variant_query(game),
         "has_pass": game.pass_move is not None,
         "undo_available": undo_keeps(loaded) is not None,
@@ -82,10 +82,10 @@ def public_view(
     }
 
 
-def click_help(game: Game) -> dict[str, str]:
+def click_help(game_name: str) -> dict[str, str]:
     """How a move is made by clicking the board, in each language of the game's texts (the
     page shows the reader's)."""
-    return {lang: said.click_help for lang, said in words(game.name).items()}
+    return {lang: said.click_help for lang, said in words(game_name).items()}
 
 
 def summary(
@@ -205,7 +205,7 @@ def position_view(
         "komi": game.komi,
         "legal_moves": [] if over else [game.format_move(move) for move in state.legal_moves()],
         "has_pass": game.pass_move is not None,
-        "click_help": click_help(game),
+        "click_help": click_help(game.name),
         "rules_query": variant_query(game),
         "svg": board_svg(state),
     }
