@@ -395,3 +395,23 @@ def test_after_a_stop_the_stop_signals_are_blocked_while_python_tears_down() -> 
     )
     assert ended.returncode == 130, ended.stderr
     assert ended.stdout.strip() == "True"
+
+
+def test_a_stop_heard_by_a_solve_is_asked_again_between_its_chunks() -> None:
+    """The ``KeyboardInterrupt`` of a stop is lost where it lands in a callback from C (Numba's
+    compiler calls one as it caches a kernel): the solver's searches then ask whether a stop
+    was heard between their chunks."""
+    import os
+    import signal
+    import time
+
+    from agon.cli.solve_commands import _filtered_stop_signals
+    from agon.core.workers import stop_asked
+
+    with _filtered_stop_signals():
+        assert not stop_asked()
+        with pytest.raises(KeyboardInterrupt):
+            os.kill(os.getpid(), signal.SIGINT)
+            time.sleep(5)  # (the signal's handler raises before this ends)
+        assert stop_asked()
+    assert not stop_asked()  # (the next solve starts afresh)

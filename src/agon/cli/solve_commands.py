@@ -37,6 +37,7 @@ from agon.core.game import Game, State, format_points, result_text
 from agon.core.limits import Limit
 from agon.core.memory import check_memory
 from agon.core.results import Work
+from agon.core.workers import hear_stop
 from agon.solve.facts import Search, is_small_board
 from agon.solve.tables.catalogue import table_sizes
 from agon.solve.tables.report import DEFAULT_OUT
@@ -377,6 +378,7 @@ def _filtered_stop_signals() -> Iterator[Callable[[], None]]:
             if held or now - last_heard < SIGNAL_ECHO_SECONDS:
                 return None
             last_heard = now
+            hear_stop()  # (asked again between chunks, where its interrupt was lost)
             return handler(signum, frame)
 
         return heard
@@ -385,11 +387,13 @@ def _filtered_stop_signals() -> Iterator[Callable[[], None]]:
     handled = {stop: handler for stop in stops if callable(handler := signal.getsignal(stop))}
     for stop, handler in handled.items():
         signal.signal(stop, filtered(handler))
+    hear_stop(False)
     try:
         yield hold
     finally:
         for stop, handler in handled.items():
             signal.signal(stop, handler)
+        hear_stop(False)
 
 
 def _line_text(game: Game, line: PerfectLine) -> str:

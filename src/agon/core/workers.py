@@ -92,6 +92,17 @@ _stop: StopSignal | None = None
 _winding_up: bool | None = None
 """In a worker, while a task runs: whether it has answered :data:`_stop`
 (:func:`winding_up`); None between tasks (while the worker starts: nothing to stop)."""
+_stop_heard = False
+"""In the program itself: a stop signal was heard (:func:`hear_stop`)."""
+
+
+def hear_stop(heard: bool = True) -> None:
+    """Note that a stop signal was heard (or, ``heard`` False, forget it), so that
+    :func:`stop_asked` says so between a search's chunks: the ``KeyboardInterrupt`` a stop
+    raises is lost where it lands in a callback from C (Numba's compiler calls one as it caches
+    a kernel), and the search would go on."""
+    global _stop_heard
+    _stop_heard = heard
 
 
 def worker_pool(
@@ -184,8 +195,11 @@ def stop_and_wait(
 
 
 def stop_asked() -> bool:
-    """In a worker's task: whether the parent has set its pool's stop signal (never, without
-    one); once it has, the task is winding up (:func:`winding_up`)."""
+    """Whether a stop signal was heard (:func:`hear_stop`); in a worker's task, whether the
+    parent has set its pool's stop signal (never, without one); once it has, the task is
+    winding up (:func:`winding_up`)."""
+    if _stop_heard:
+        return True
     if _stop is None or _winding_up is None or not _stop.is_set():
         return False
     winding_up()
