@@ -408,10 +408,15 @@ def test_a_stop_heard_by_a_solve_is_asked_again_between_its_chunks() -> None:
     from agon.cli.solve_commands import _filtered_stop_signals
     from agon.core.workers import stop_asked
 
-    with _filtered_stop_signals():
-        assert not stop_asked()
-        with pytest.raises(KeyboardInterrupt):
-            os.kill(os.getpid(), signal.SIGINT)
-            time.sleep(5)  # (the signal's handler raises before this ends)
-        assert stop_asked()
-    assert not stop_asked()  # (the next solve starts afresh)
+    # (a test worker may ignore Ctrl-C: here it raises, as in a program)
+    before = signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        with _filtered_stop_signals():
+            assert not stop_asked()
+            with pytest.raises(KeyboardInterrupt):
+                os.kill(os.getpid(), signal.SIGINT)
+                time.sleep(5)  # (the signal's handler raises before this ends)
+            assert stop_asked()
+        assert not stop_asked()  # (the next solve starts afresh)
+    finally:
+        signal.signal(signal.SIGINT, before)
