@@ -420,3 +420,40 @@ def test_a_stop_heard_by_a_solve_is_asked_again_between_its_chunks() -> None:
         assert not stop_asked()  # (the next solve starts afresh)
     finally:
         signal.signal(signal.SIGINT, before)
+
+
+def test_a_stop_lost_in_a_callback_from_c_is_not_reported_as_an_error(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Python reports an exception raised in a callback from C ("Exception ignored on calling
+    ctypes callback function", with a traceback): a stop's ``KeyboardInterrupt`` is heard and
+    answered, so it is not reported; any other exception still is."""
+    import ctypes
+    import os
+    import signal
+    import sys
+    import time
+
+    from agon.cli.solve_commands import _filtered_stop_signals
+    from agon.core.workers import stop_asked
+
+    reported: list[type[BaseException]] = []
+    monkeypatch.setattr(sys, "unraisablehook", lambda report: reported.append(report.exc_type))
+
+    def stopped_inside() -> None:
+        os.kill(os.getpid(), signal.SIGINT)
+        time.sleep(5)  # (the signal's handler raises before this ends)
+
+    def failing_inside() -> None:
+        raise ValueError("a fault")
+
+    # (a test worker may ignore Ctrl-C: here it raises, as in a program)
+    before = signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        with _filtered_stop_signals():
+            ctypes.CFUNCTYPE(None)(stopped_inside)()
+            assert stop_asked()
+            ctypes.CFUNCTYPE(None)(failing_inside)()
+    finally:
+        signal.signal(signal.SIGINT, before)
+    assert reported == [ValueError]

@@ -6,6 +6,7 @@ import json
 import math
 import os
 import signal
+import sys
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -37,7 +38,7 @@ from agon.core.game import Game, State, format_points, result_text
 from agon.core.limits import Limit
 from agon.core.memory import check_memory
 from agon.core.results import Work
-from agon.core.workers import hear_stop
+from agon.core.workers import hear_stop, stop_asked
 from agon.solve.facts import Search, is_small_board
 from agon.solve.tables.catalogue import table_sizes
 from agon.solve.tables.report import DEFAULT_OUT
@@ -359,7 +360,9 @@ def _stops(as_json: bool) -> Iterator[Callable[[], None]]:
 def _filtered_stop_signals() -> Iterator[Callable[[], None]]:
     """Within the block, Ctrl-C, SIGTERM and SIGHUP reach their handlers at most once in
     :data:`SIGNAL_ECHO_SECONDS`, and not at all once the ``hold`` it gives is called (a
-    signal ignored, or left to the system, stays so)."""
+    signal ignored, or left to the system, stays so). A stop's ``KeyboardInterrupt`` that
+    lands in a callback from C is lost there and answered between the search's chunks, so
+    Python's report of it ("Exception ignored ...") is not printed."""
     held = False
 
     def hold() -> None:
@@ -383,16 +386,23 @@ def _filtered_stop_signals() -> Iterator[Callable[[], None]]:
 
         return heard
 
+    def unraisable(report: Any) -> None:
+        if issubclass(report.exc_type, KeyboardInterrupt) and stop_asked():
+            return  # (a stop lost in a callback from C: heard, and answered between chunks)
+        previous_unraisable(report)
+
     stops = [signal.SIGINT, signal.SIGTERM, *([signal.SIGHUP] if hasattr(signal, "SIGHUP") else [])]
     handled = {stop: handler for stop in stops if callable(handler := signal.getsignal(stop))}
     for stop, handler in handled.items():
         signal.signal(stop, filtered(handler))
+    previous_unraisable, sys.unraisablehook = sys.unraisablehook, unraisable
     hear_stop(False)
     try:
         yield hold
     finally:
         for stop, handler in handled.items():
             signal.signal(stop, handler)
+        sys.unraisablehook = previous_unraisable
         hear_stop(False)
 
 
