@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import json
 import pickle
+import subprocess
+import sys
 import warnings
 
 import numpy as np
@@ -20,11 +23,13 @@ from agon.adapters import (
 )
 from agon.adapters import openspiel as spiel_adapter
 from agon.adapters import pettingzoo as zoo_adapter
+from agon.adapters.in_play import TwinGameInPlay
 from agon.core.errors import AgonError, IllegalMove, PositionError
 from agon.core.game import Game, State
 from agon.games import make_game
 from agon.games.alak.observation import PLANES as ALAK_PLANES
 from agon.games.alternator.observation import PLANES as ALTERNATOR_PLANES
+from agon.search.registry import make_agent
 from strategies import played_states, replay_states, variants
 
 SETTINGS = settings(max_examples=25, deadline=None)
@@ -182,11 +187,60 @@ def test_openspiel_states_clone_serialize_and_pickle() -> None:
     assert str(pickle.loads(pickle.dumps(state))) == str(state)
 
 
+def test_a_game_longer_than_the_twins_room_goes_on(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A twin's state array holds only so many plies: a longer game goes on in a new array,
+    made from the reference state (the history the rules read included)."""
+    from agon.games.alak import fast
+
+    monkeypatch.setattr(fast, "history_margin", lambda size: 2)
+    game = make_game("alak", {"size": 9, "rules": "tromp-taylor"})
+    state = spiel_adapter.load(game).new_initial_state()
+    reference = game.new_state()
+    for move in (0, 8, 1, 7, 2, 6):  # (the room of 2 filled three times)
+        state.apply_action(move)
+        reference.play(move)
+        assert str(state) == reference.position()
+        assert state.legal_actions() == reference.legal_moves()
+
+
 def test_openspiel_illegal_action_raises_the_rule() -> None:
     state = pyspiel.load_game("python_agon_alak(size=5)").new_initial_state()
     state.apply_action(2)
+    before = str(state)
     with pytest.raises(IllegalMove, match="occupied"):
         state.apply_action(2)
+    assert str(state) == before and state.legal_actions() == [0, 1, 3, 4]
+
+
+@pytest.mark.parametrize(
+    "name",
+    ["python_agon_alternator(width=3,height=3)", "python_agon_alak(size=6,rules=traditional)"],
+)
+def test_openspiel_plays_on_the_fast_twin_and_clones_apart(name: str) -> None:
+    """A game with a twin is played on it; a clone, a pickled copy and the original then go
+    their own ways, each the reference rules' game of its own moves."""
+    game = pyspiel.load_game(name)
+    state = game.new_initial_state()
+    assert isinstance(state._played, TwinGameInPlay)
+    state.apply_action(state.legal_actions()[0])
+    state.observation_tensor(0)  # (builds the reference state: the copies must not share it)
+    copies = [state, state.clone(), pickle.loads(pickle.dumps(state))]
+    for index, copy in enumerate(copies):
+        for _ in range(3):
+            if not copy.is_terminal():
+                legal = copy.legal_actions()
+                copy.apply_action(legal[index % len(legal)])
+    for copy in copies:
+        reference = game.agon_game.new_state()
+        for action in copy.history():
+            reference.play(action)
+        assert str(copy) == reference.position() == copy.agon_state.position()
+        assert copy.legal_actions() == reference.legal_moves()
+        assert np.array_equal(
+            np.reshape(copy.observation_tensor(0), game.observation_tensor_shape()),
+            observation_planes(reference),
+        )
+    assert len({tuple(copy.history()) for copy in copies}) > 1
 
 
 @pytest.mark.parametrize(
@@ -266,6 +320,7 @@ def test_pettingzoo_api_test_passes(game: Game) -> None:
 @given(played_states(variants(), max_plies=150, to_the_end=True))
 def test_pettingzoo_replays_reference_games(reference: State) -> None:
     environment = zoo_adapter.env(reference.game)
+    assert isinstance(environment._played, TwinGameInPlay)  # (the built-in games have twins)
     for snapshot, move in zip(replay_states(reference), reference.history, strict=False):
         agent = environment.agent_selection
         assert agent == ("black", "white")[snapshot.to_move]  # type: ignore[index]
@@ -325,3 +380,43 @@ def test_pettingzoo_refuses_bad_arguments() -> None:
 def test_pettingzoo_renders_text() -> None:
     environment = zoo_adapter.env("alternator", width=3, height=2, render_mode="ansi")
     assert "Black to move" in environment.render()  # type: ignore[operator]
+
+
+# --- OpenSpiel's MCTSBot as an agent --------------------------------------------------------------
+
+
+def test_openspiel_mcts_agent_finds_baljeus_capture_and_repeats_with_its_seed() -> None:
+    game = make_game("alak", {"size": 7})
+    state = game.parse_position("xx.xxo. o")
+    analyses = [make_agent("openspiel-mcts:300", game, seed=3).analyse(state) for _ in range(2)]
+    assert game.format_move(analyses[0].best_move) == "3"  # (captures four stones and wins)
+    assert analyses[0].proven and analyses[0].win_rate == 1.0
+    assert analyses[0].work <= 300  # (MCTSBot stops once the root is solved)
+    assert analyses[0].principal_variation == analyses[1].principal_variation
+    assert state.position() == "xx.xxo. o"  # (unchanged)
+
+
+def test_openspiel_mcts_agent_by_time_plays_legal_moves_to_the_end() -> None:
+    """A time budget: the first move measures the speed on a short search, then each move
+    runs as many simulations as its time holds (at least two: one fails in MCTSBot)."""
+    game = make_game("alternator", {"width": 3, "height": 3})
+    agent = make_agent("openspiel-mcts:20ms", game, seed=1)
+    assert agent.spec == "openspiel-mcts:0.02s"
+    state = game.new_state()
+    while not state.is_over:
+        analysis = agent.analyse(state)
+        assert analysis.work >= 2 and analysis.best_move in state.legal_moves()
+        state.play(analysis.best_move)
+
+
+def test_agon_match_plays_openspiel_mcts_in_worker_processes() -> None:
+    """Spawned workers find the agent by its entry point too."""
+    result = subprocess.run(
+        [sys.executable, "-c", "from agon.cli import main; main()", "match", "alak",
+         "openspiel-mcts:30", "random",
+         "--size", "5", "--games", "2", "--jobs", "2", "--seed", "1", "--json"],
+        capture_output=True, text=True, timeout=300, check=False,
+    )
+    assert result.returncode == 0, result.stderr
+    report = json.loads(result.stdout)
+    assert (report["games"], report["interrupted"]) == (2, False)

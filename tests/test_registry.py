@@ -113,3 +113,21 @@ def test_no_code_outside_a_game_names_a_game() -> None:
     ).stdout.split()
     outside = [path for path in named if "/agon/games/" not in path]
     assert outside == []
+
+
+def test_installed_agents_register_through_entry_points() -> None:
+    """``openspiel-mcts`` is the adapters' agent: the search's registry finds it by its entry
+    point, without importing the adapters (or OpenSpiel) until one is made."""
+    from agon.search import registry as agents
+
+    assert "openspiel-mcts" in agents.AGENTS
+    assert agents.parse_spec("openspiel-mcts:2000") == ("openspiel-mcts", agents.Limit(count=2000))
+
+
+def test_an_installed_agent_whose_package_is_missing_fails_in_words() -> None:
+    from agon.search import registry as agents
+
+    missing = _Point("elsewhere", ImportError("No module named 'pyspiel'"))
+    make = agents._installed(missing)  # type: ignore[arg-type]
+    with pytest.raises(AgonError, match="elsewhere needs a package that is not installed"):
+        make(registry.make_game("alak", {"size": 5}), None, 1)

@@ -2,9 +2,11 @@
 registry with pyspiel, as ``python_agon_<name>``, its parameters the game's options.
 
 ``pyspiel.load_game("python_agon_<name>(<option>=<value>,...)")`` then gives a game that every
-OpenSpiel algorithm can play. Every rule is the Agon rules engine's: a state wraps an
-Agon state and asks it. Actions are Agon's action numbers. Returns are +1/−1/0 by the result,
-zero-sum; :meth:`AgonState.margin` gives the points. See docs/adapters.md.
+OpenSpiel algorithm can play. Every rule is the Agon rules engine's: a state plays on the
+game's fast twin where it has one (the reference rules' answers, tested move by move, at the
+twin's speed; :mod:`agon.adapters.in_play`) and on the reference rules otherwise. Actions
+are Agon's action numbers. Returns are +1/−1/0 by the result, zero-sum;
+:meth:`AgonState.margin` gives the points. See docs/adapters.md.
 """
 
 from __future__ import annotations
@@ -16,7 +18,8 @@ import numpy as np
 import pyspiel
 from open_spiel.python.observation import IIGObserverForPublicInfoGame
 
-from agon.adapters import max_game_length, observation_planes, observation_shape, outcome
+from agon.adapters import max_game_length, observation_planes, observation_shape
+from agon.adapters.in_play import GameInPlay, in_play
 from agon.core.errors import AgonError
 from agon.core.game import Game, State
 from agon.core.options import Option
@@ -68,11 +71,16 @@ class AgonGame(pyspiel.Game):  # type: ignore[misc]
         self.agon_game: Game = agon_game
 
     def new_initial_state(self) -> AgonState:
-        return AgonState(self, self.agon_game.new_state())
+        return AgonState(self, in_play(self.agon_game))
+
+    def state_of(self, agon_state: State) -> AgonState:
+        """The OpenSpiel state of an Agon state of this variant (copied: the Agon state may go
+        on); its OpenSpiel history starts there."""
+        return AgonState(self, in_play(self.agon_game, agon_state.copy()))
 
     def state_from_position(self, text: str) -> AgonState:
         """A state from an Agon position text (``PositionError`` if it cannot be read)."""
-        return AgonState(self, self.agon_game.parse_position(text))
+        return AgonState(self, in_play(self.agon_game, self.agon_game.parse_position(text)))
 
     def make_py_observer(
         self, iig_obs_type: Any = None, params: Mapping[str, Any] | None = None
@@ -85,38 +93,57 @@ class AgonGame(pyspiel.Game):  # type: ignore[misc]
 
 
 class AgonState(pyspiel.State):  # type: ignore[misc]
-    """An OpenSpiel state that delegates every rule to the Agon state it wraps."""
+    """An OpenSpiel state that asks every rule of the game it plays (:mod:`agon.adapters.in_play`:
+    on the game's fast twin where it has one)."""
 
-    def __init__(self, game: AgonGame, agon_state: State) -> None:
+    def __init__(self, game: AgonGame, played: GameInPlay) -> None:
         super().__init__(game)
-        self.agon_state = agon_state
+        self._played = played
+
+    @property
+    def agon_state(self) -> State:
+        """The Agon reference state of the moves played (built when first asked for)."""
+        return self._played.reference()
 
     def current_player(self) -> int:
-        player = self.agon_state.to_move
-        return int(pyspiel.PlayerId.TERMINAL) if player is None else int(player)
+        player = self._played.to_move
+        return TERMINAL if player < 0 else player
 
     def _legal_actions(self, player: int) -> list[int]:
-        return self.agon_state.legal_moves()
+        return self._played.legal_moves()
+
+    def legal_actions(self, player: int | None = None) -> list[int]:
+        """As OpenSpiel's, answered here: through OpenSpiel's C++ the list is converted twice,
+        which costs more than finding it on a fast twin."""
+        played = self._played
+        if played.to_move < 0 or (player is not None and player != played.to_move):
+            return []
+        return list(played.legal_moves())
 
     def _apply_action(self, action: int) -> None:
-        self.agon_state.play(int(action))
+        self._played.play(int(action))
 
     def _action_to_string(self, player: int, action: int) -> str:
-        return self.agon_state.game.format_move(int(action))
+        return self._played.game.format_move(int(action))
 
     def is_terminal(self) -> bool:
-        return self.agon_state.is_over
+        return self._played.to_move < 0
 
     def returns(self) -> list[float]:
-        black = outcome(self.agon_state)
+        if self._played.to_move >= 0:
+            return [0.0, 0.0]
+        black = float(np.sign(self._played.margin))
         return [black, -black]
 
     def margin(self) -> float:
         """Black's points minus White's, komi included (final once the game is over)."""
-        return self.agon_state.margin
+        return self._played.margin
 
     def __str__(self) -> str:
-        return self.agon_state.position()
+        return self._played.position()
+
+
+TERMINAL = int(pyspiel.PlayerId.TERMINAL)
 
 
 class PlanesObserver:

@@ -21,10 +21,10 @@ from agon.adapters import (
     AGENTS,
     observation_planes,
     observation_shape,
-    outcome,
     plane_names,
     unbounded_planes,
 )
+from agon.adapters.in_play import in_play
 from agon.core.errors import AgonError, quoted
 from agon.core.game import Game, State
 from agon.core.player import Player
@@ -35,7 +35,8 @@ RENDER_MODES = ("human", "ansi")
 
 
 class AgonEnv(AECEnv[str, Observation, int | np.integer[Any]]):  # type: ignore[misc]
-    """One Agon variant as an AEC environment; ``state_now`` is the Agon state being played."""
+    """One Agon variant as an AEC environment, played on the game's fast twin where it has
+    one (:mod:`agon.adapters.in_play`); ``state_now`` is the Agon state being played."""
 
     def __init__(self, game: Game, render_mode: str | None = None) -> None:
         super().__init__()
@@ -78,22 +79,27 @@ class AgonEnv(AECEnv[str, Observation, int | np.integer[Any]]):  # type: ignore[
         ``seed`` is accepted for the API and unused: the games have no chance.
         """
         position = (options or {}).get("position")
-        state = self.game.new_state() if position is None else self.game.parse_position(position)
-        if state.to_move is None:
+        start = None if position is None else self.game.parse_position(position)
+        if start is not None and start.to_move is None:
             raise AgonError("the starting position is already over")
-        self.state_now: State = state
+        self._played = in_play(self.game, start)
         self.agents = list(AGENTS)
         self.rewards = dict.fromkeys(AGENTS, 0.0)
         self._cumulative_rewards = dict.fromkeys(AGENTS, 0.0)
         self.terminations = dict.fromkeys(AGENTS, False)
         self.truncations = dict.fromkeys(AGENTS, False)
         self.infos: dict[str, dict[str, Any]] = {agent: {} for agent in AGENTS}
-        self.agent_selection = AGENTS[state.to_move]
+        self.agent_selection = AGENTS[self._played.to_move]
+
+    @property
+    def state_now(self) -> State:
+        """The Agon state being played."""
+        return self._played.reference()
 
     def observe(self, agent: str) -> Observation:
         mask = np.zeros(self.game.num_actions, dtype=np.int8)
-        if self.state_now.to_move is not None and AGENTS[self.state_now.to_move] == agent:
-            mask[self.state_now.legal_moves()] = 1
+        if self._played.to_move >= 0 and AGENTS[self._played.to_move] == agent:
+            mask[self._played.legal_moves()] = 1
         return {"observation": observation_planes(self.state_now), "action_mask": mask}
 
     def state(self) -> np.ndarray:
@@ -106,17 +112,16 @@ class AgonEnv(AECEnv[str, Observation, int | np.integer[Any]]):  # type: ignore[
             return
         if action is None:
             raise AgonError(f"{agent} is to move: None is only for agents whose game is over")
-        self.state_now.play(int(action))
+        self._played.play(int(action))
         self._cumulative_rewards[agent] = 0.0
         self._clear_rewards()
-        if self.state_now.is_over:
-            black = outcome(self.state_now)
+        if self._played.to_move < 0:
+            black = float(np.sign(self._played.margin))
             self.rewards = {"black": black, "white": -black}
             self.terminations = dict.fromkeys(self.agents, True)
             self.agent_selection = AGENTS[Player[agent.upper()].other]
         else:
-            assert self.state_now.to_move is not None
-            self.agent_selection = AGENTS[self.state_now.to_move]
+            self.agent_selection = AGENTS[self._played.to_move]
         self._accumulate_rewards()
         if self.render_mode == "human":
             self.render()

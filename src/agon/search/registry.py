@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import importlib
 from collections.abc import Callable
+from importlib.metadata import EntryPoint, entry_points
 
 from agon.core.errors import AgonError, quoted
 from agon.core.game import Game
@@ -31,6 +32,31 @@ AGENTS: dict[str, AgentFactory] = {
     "mcts-informed": _fast("mcts", "InformedMctsAgent"),
     "alphabeta": _fast("alphabeta", "AlphaBetaAgent"),
 }
+
+
+ENTRY_POINT_GROUP = "agon.agents"
+"""Installed packages name more agents here: ``NAME = "module:factory"``, the factory called
+as ``factory(game, limit, seed)`` (Agon's own ``openspiel-mcts``, in the adapters)."""
+
+
+def _installed(point: EntryPoint) -> AgentFactory:
+    """The factory an entry point names, loaded when an agent is made: one whose package
+    needs what is not installed fails then, in words, and the others still work."""
+
+    def make(game: Game, limit: Limit | None, seed: int | None) -> Agent:
+        try:
+            factory = point.load()
+        except ImportError as missing:
+            raise AgonError(
+                f"the agent {point.name} needs a package that is not installed ({missing})"
+            ) from None
+        return factory(game, limit, seed)  # type: ignore[no-any-return]
+
+    return make
+
+
+for _point in entry_points(group=ENTRY_POINT_GROUP):
+    AGENTS.setdefault(_point.name, _installed(_point))
 
 
 def register_agent(name: str, factory: AgentFactory) -> None:
