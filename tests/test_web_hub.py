@@ -1,45 +1,140 @@
 """Live updates: each revision of a game reaches its watchers once, and never after a newer
-one (docs/web.md, *How it is built*)."""
+one; a slow watcher slows neither a move nor the others, and is dropped; a game watched by many
+sockets is polled once (docs/web.md, *How it is built*)."""
 
 from __future__ import annotations
 
 import asyncio
 import json
+import time
 from typing import Any
 
-from agon.web.hub import Hub
+import pytest
+
+import agon.web.arena as arena_module
+import agon.web.hub as hub_module
+from agon.web.hub import TOO_SLOW, Hub
+from web_fixtures import TestClient, client, make_client, start_game, web_db  # noqa: F401
+
+DEADLINE = 30.0
+"""Seconds a test waits for what must happen (the machine may be busy)."""
 
 
 class Watcher:
-    """A WebSocket that keeps what it is sent."""
+    """A WebSocket that keeps what it is sent, each send taking ``seconds`` (for ever: None)."""
 
-    def __init__(self) -> None:
+    def __init__(self, seconds: float | None = 0.0) -> None:
         self.sent: list[int] = []
+        self.seconds = seconds
+        self.closed: int | None = None
 
     async def send_text(self, text: str) -> None:
+        if self.seconds is None:
+            await asyncio.Event().wait()
+        else:
+            await asyncio.sleep(self.seconds)
         self.sent.append(json.loads(text)["revision"])
+
+    async def close(self, code: int, reason: str) -> None:
+        self.closed = code
+
+
+def announce(hub: Hub, revision: int) -> None:
+    message: dict[str, Any] = {"revision": revision}
+    hub.broadcast("g", message, revision)
+
+
+async def until(condition: Any, what: str) -> None:
+    deadline = time.monotonic() + DEADLINE
+    while not condition():
+        assert time.monotonic() < deadline, what
+        await asyncio.sleep(0.01)
 
 
 def test_each_revision_is_sent_once_and_in_order() -> None:
-    hub = Hub()
-    watchers = [Watcher(), Watcher()]
-    for watcher in watchers:
-        hub.join("g", watcher)  # type: ignore[arg-type]
+    async def scenario() -> list[list[int]]:
+        hub = Hub()
+        watchers = [Watcher(), Watcher()]
+        for watcher in watchers:
+            hub.join("g", watcher)  # type: ignore[arg-type]
+        for revision in (1, 1, 3, 2, 4):  # (the same change seen again; an older one late)
+            announce(hub, revision)
+            await until(lambda: all(w.sent[-1:] == [hub.announced("g")] for w in watchers), "sent")
+        assert hub.announced("g") == 4
+        for watcher in watchers:
+            hub.leave("g", watcher)  # type: ignore[arg-type]
+        assert hub.announced("g") == -1 and hub.watchers("g") == 0
+        return [watcher.sent for watcher in watchers]
 
-    async def announce(revision: int) -> None:
-        message: dict[str, Any] = {"revision": revision}
-        await hub.broadcast("g", message, revision)
+    assert asyncio.run(scenario()) == [[1, 3, 4], [1, 3, 4]]
 
-    async def scenario() -> None:
-        await announce(1)
-        await announce(1)  # (the same change, seen again by a watcher's poll)
-        await announce(3)
-        await announce(2)  # (an older change announced late)
-        await announce(4)
 
-    asyncio.run(scenario())
-    assert [watcher.sent for watcher in watchers] == [[1, 3, 4], [1, 3, 4]]
-    assert hub.announced("g") == 4
-    for watcher in watchers:
-        hub.leave("g", watcher)  # type: ignore[arg-type]
-    assert hub.announced("g") == -1 and hub.watchers("g") == 0
+def test_a_slow_watcher_gets_the_newest_update_and_slows_no_one() -> None:
+    """While an update is on its way to a slow watcher, newer ones replace each other: it is
+    sent the newest next, never an older one after it; the fast watcher gets every one."""
+
+    async def scenario() -> tuple[list[int], list[int]]:
+        hub = Hub()
+        slow, fast = Watcher(seconds=0.3), Watcher()
+        hub.join("g", slow)  # type: ignore[arg-type]
+        hub.join("g", fast)  # type: ignore[arg-type]
+        for revision in (1, 2, 3, 4):
+            announce(hub, revision)  # (returns at once: a broadcast waits for no one)
+            await until(lambda: fast.sent[-1:] == [hub.announced("g")], "the fast one served")
+        await until(lambda: slow.sent[-1:] == [4], "the slow one served")
+        return slow.sent, fast.sent
+
+    slow, fast = asyncio.run(scenario())
+    assert fast == [1, 2, 3, 4]
+    assert slow[0] == 1 and slow[-1] == 4 and slow == sorted(set(slow)) and len(slow) < 4
+
+
+def test_a_stuck_watcher_is_dropped_and_closed(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(hub_module, "SEND_SECONDS", 0.05)
+
+    async def scenario() -> tuple[Watcher, Watcher, Hub]:
+        hub = Hub()
+        stuck, fine = Watcher(seconds=None), Watcher()
+        hub.join("g", stuck)  # type: ignore[arg-type]
+        hub.join("g", fine)  # type: ignore[arg-type]
+        announce(hub, 1)
+        await until(lambda: hub.watchers("g") == 1, "the stuck watcher dropped")
+        announce(hub, 2)
+        await until(lambda: fine.sent == [1, 2], "the other served")
+        return stuck, fine, hub
+
+    stuck, _, _ = asyncio.run(scenario())
+    assert stuck.closed == TOO_SLOW and stuck.sent == []
+
+
+def test_a_game_watched_many_times_is_polled_once(
+    client: TestClient, monkeypatch: pytest.MonkeyPatch  # noqa: F811
+) -> None:
+    """Changes made by another server process are found by polling the game: once for the game,
+    however many of its watchers a process holds (each would otherwise poll it)."""
+    refresh = 0.05
+    monkeypatch.setattr(arena_module, "REFRESH_SECONDS", refresh)
+    seat, _ = start_game(client, game="alak", options={"size": 5}, opponent="local")
+    game_id = seat.game_id
+    store = client.app.state.arena.store  # type: ignore[attr-defined]
+    polls = 0
+    revision = store.revision
+
+    def counted(polled: str) -> int | None:
+        nonlocal polls
+        polls += polled == game_id
+        return revision(polled)  # type: ignore[no-any-return]
+
+    monkeypatch.setattr(store, "revision", counted)
+    sockets = [client.websocket_connect(f"/ws/games/{game_id}") for _ in range(5)]
+    opened = [socket.__enter__() for socket in sockets]
+    try:
+        for socket in opened:
+            socket.receive_json()
+        started = time.monotonic()
+        time.sleep(20 * refresh)
+        elapsed = time.monotonic() - started
+    finally:
+        for socket in sockets:
+            socket.__exit__(None, None, None)
+    assert 0 < polls <= elapsed / refresh + 2  # (five polls would make five times as many)

@@ -425,11 +425,8 @@ def _add_api(app: FastAPI, arena: Arena, new_games: RateLimit) -> None:
                     {"type": "update", "view": views.public_view(loaded, arena.level_labels)}
                 )
                 arena.computer.ensure_thinking(loaded)
-                following = asyncio.create_task(arena.follow(game_id, loaded.stored.revision))
-                try:
+                with arena.following(game_id, loaded.stored.revision):
                     await _ignore_until_closed(socket, arena.limits.message_bytes)
-                finally:
-                    following.cancel()
             except WebSocketDisconnect:
                 pass
             finally:

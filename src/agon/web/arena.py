@@ -13,6 +13,8 @@ import math
 import secrets
 import time
 from collections import defaultdict
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import Any, Literal
@@ -93,6 +95,8 @@ class Arena:
     ) -> None:
         self.store = store
         self.hub = Hub()
+        self._following: dict[str, tuple[asyncio.Task[None], int]] = {}
+        """The poll of each game watched here, and how many of its watchers it serves."""
         self.limits = limits or ArenaLimits()
         self.engine_levels = {level.key: level for level in engine_levels}
         self.level_labels = {
@@ -385,21 +389,39 @@ class Arena:
     async def _announce(self, game_id: str, token: str | None) -> dict[str, Any]:
         """Tell every watcher of the game's new state; returns the requester's view."""
         loaded = await self.load(game_id)
-        await self.broadcast(loaded)
+        self.broadcast(loaded)
         self.computer.ensure_thinking(loaded)
         if not loaded.active:
             await self.computer.engines.release(game_id)
         return views.game_view(loaded, token, self.level_labels)
 
-    async def broadcast(self, loaded: Loaded) -> None:
-        """Send the game's public view to everyone watching it."""
+    def broadcast(self, loaded: Loaded) -> None:
+        """Send the game's public view to everyone watching it (without waiting for them)."""
         update = {"type": "update", "view": views.public_view(loaded, self.level_labels)}
-        await self.hub.broadcast(loaded.stored.id, update, loaded.stored.revision)
+        self.hub.broadcast(loaded.stored.id, update, loaded.stored.revision)
 
-    async def follow(self, game_id: str, seen: int) -> None:
-        """Broadcast the changes to the game that this process did not make (another server
-        process on the same database did), polling every :data:`REFRESH_SECONDS`; ``seen``
-        is the revision its watcher was sent. Runs until cancelled."""
+    @contextmanager
+    def following(self, game_id: str, seen: int) -> Iterator[None]:
+        """While the block runs, the changes to the game that this process did not make
+        (another server process on the same database did) are broadcast: one poll of the game
+        (:meth:`_follow`) however many of its watchers this process holds; ``seen`` is the
+        revision the watcher entering was sent."""
+        poll, watchers = self._following.get(game_id, (None, 0))
+        if poll is None:
+            poll = asyncio.create_task(self._follow(game_id, seen))
+        self._following[game_id] = (poll, watchers + 1)
+        try:
+            yield
+        finally:
+            poll, watchers = self._following.pop(game_id)
+            if watchers > 1:
+                self._following[game_id] = (poll, watchers - 1)
+            else:
+                poll.cancel()
+
+    async def _follow(self, game_id: str, seen: int) -> None:
+        """Poll the game every :data:`REFRESH_SECONDS` and broadcast a revision newer than
+        ``seen`` and than any broadcast already. Runs until cancelled."""
         while True:
             await asyncio.sleep(REFRESH_SECONDS)
             revision = await asyncio.to_thread(self.store.revision, game_id)
@@ -407,4 +429,4 @@ class Arena:
                 continue
             loaded = await self.load(game_id)
             seen = loaded.stored.revision
-            await self.broadcast(loaded)
+            self.broadcast(loaded)

@@ -1,58 +1,106 @@
 """Live updates: every browser watching a game holds a WebSocket, and each change reaches all.
 
 A change made by this server process is broadcast at once; one made by another process on the
-same database is noticed by the watchers' polls (``Arena.follow``) and broadcast then.
+same database is noticed by one poll per game (``Arena.following``) and broadcast then.
+
+A broadcast never waits for a watcher: each socket has its own sender, and only the newest
+update waits for it (every update is the whole view of the game, so one left unsent is never
+needed). A watcher that keeps one update unsent for :data:`SEND_SECONDS` is dropped: its socket
+is closed, and its page reconnects and is sent the game afresh. So a slow or stuck watcher
+never slows a move, nor the other watchers.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 from collections import defaultdict
 from typing import Any
 
 from fastapi import WebSocket
 
+SEND_SECONDS = 5.0
+"""How long one update may take to reach a watcher before the watcher is dropped."""
+CLOSE_SECONDS = 1.0
+"""How long closing a dropped watcher's socket may take (a stuck one may never answer)."""
+TOO_SLOW = 1013
+"""The close code of a dropped watcher: try again later (the page reconnects)."""
+
+
+class _Outbox:
+    """One watcher's socket and the update waiting for it, sent by its own task."""
+
+    def __init__(self, hub: Hub, game_id: str, socket: WebSocket) -> None:
+        self.socket = socket
+        self._waiting: str | None = None
+        self._ready = asyncio.Event()
+        self._task = asyncio.create_task(self._send_updates(hub, game_id))
+
+    def offer(self, text: str) -> None:
+        """Send ``text`` next, instead of any update still waiting."""
+        self._waiting = text
+        self._ready.set()
+
+    def close(self) -> None:
+        self._task.cancel()
+
+    async def _send_updates(self, hub: Hub, game_id: str) -> None:
+        while True:
+            await self._ready.wait()
+            self._ready.clear()
+            text, self._waiting = self._waiting, None
+            if text is None:
+                continue
+            try:
+                await asyncio.wait_for(self.socket.send_text(text), timeout=SEND_SECONDS)
+            except Exception:  # (too slow, or gone: either way, dropped)
+                hub.leave(game_id, self.socket)
+                with contextlib.suppress(Exception):
+                    await asyncio.wait_for(
+                        self.socket.close(code=TOO_SLOW, reason="too slow: reconnect"),
+                        timeout=CLOSE_SECONDS,
+                    )
+                return
+
 
 class Hub:
-    """The open WebSockets of each game; a failed socket is dropped, never waited on."""
+    """The open WebSockets of each game, each with its :class:`_Outbox`."""
 
     def __init__(self) -> None:
-        self._sockets: dict[str, set[WebSocket]] = defaultdict(set)
+        self._outboxes: dict[str, dict[WebSocket, _Outbox]] = defaultdict(dict)
         self._announced: dict[str, int] = {}
 
     def join(self, game_id: str, socket: WebSocket) -> None:
-        self._sockets[game_id].add(socket)
+        """Send the game's updates to ``socket`` from now on (call within the event loop)."""
+        outboxes = self._outboxes[game_id]
+        if socket not in outboxes:
+            outboxes[socket] = _Outbox(self, game_id, socket)
 
     def leave(self, game_id: str, socket: WebSocket) -> None:
-        sockets = self._sockets.get(game_id)
-        if sockets is None:
+        outboxes = self._outboxes.get(game_id)
+        if outboxes is None or socket not in outboxes:
             return
-        sockets.discard(socket)
-        if not sockets:
-            del self._sockets[game_id]
+        outboxes.pop(socket).close()
+        if not outboxes:
+            del self._outboxes[game_id]
             self._announced.pop(game_id, None)
 
     def watchers(self, game_id: str) -> int:
-        return len(self._sockets.get(game_id, ()))
+        return len(self._outboxes.get(game_id, ()))
 
     def announced(self, game_id: str) -> int:
         """The latest revision of the game broadcast to its watchers (-1 if none yet)."""
         return self._announced.get(game_id, -1)
 
-    async def broadcast(self, game_id: str, message: dict[str, Any], revision: int) -> None:
-        """Send ``message``, the game at ``revision``, to every watcher of the game: each
-        revision once, and never one older than a revision already sent (two changes
-        announced at once, or a change seen both by its own request and by a watcher's poll)."""
-        sockets = list(self._sockets.get(game_id, ()))
-        if not sockets or revision <= self.announced(game_id):
+    def broadcast(self, game_id: str, message: dict[str, Any], revision: int) -> None:
+        """Offer ``message``, the game at ``revision``, to every watcher of the game: each
+        revision once, and never one older than a revision already offered (two changes
+        announced at once, or a change seen both by its own request and by the poll)."""
+        outboxes = self._outboxes.get(game_id)
+        if not outboxes or revision <= self.announced(game_id):
             return
         self._announced[game_id] = revision
         text = json.dumps(message)
-        results = await asyncio.gather(
-            *(asyncio.wait_for(socket.send_text(text), timeout=5) for socket in sockets),
-            return_exceptions=True,
-        )
-        for socket, result in zip(sockets, results, strict=True):
-            if isinstance(result, BaseException):
-                self.leave(game_id, socket)
+        for outbox in outboxes.values():
+            outbox.offer(text)

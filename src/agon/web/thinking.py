@@ -42,7 +42,7 @@ class GameAccess(Protocol):
 
     async def store_move(self, loaded: Loaded, move: Move) -> None: ...
 
-    async def broadcast(self, loaded: Loaded) -> None: ...
+    def broadcast(self, loaded: Loaded) -> None: ...
 
     async def forfeit(self, loaded: Loaded, colour: str, reason: str) -> None: ...
 
@@ -139,7 +139,7 @@ class Computer:
                         await self._games.forfeit(now, colour, str(choice))
                     else:
                         await self._games.store_move(now, self._checked(now, choice, spec))
-                await self._games.broadcast(await self._games.load(game_id))
+                self._games.broadcast(await self._games.load(game_id))
         except asyncio.CancelledError:
             raise
         except Exception:
