@@ -1,6 +1,7 @@
 """Connection limits as a real server has them (docs/web.md, *Limits and security*): reads of
 the API limited per client address, WebSockets capped per address and per game, forwarded
-headers believed only from trusted proxies, and idle kept-alive connections closed."""
+headers believed only from trusted proxies, idle kept-alive connections closed, and
+connections whose request's head does not come."""
 
 from __future__ import annotations
 
@@ -118,3 +119,53 @@ def test_an_idle_kept_alive_connection_is_closed(quick_idle: BackgroundServer) -
         deadline = time.monotonic() + 30
         while connection.recv(65536):  # the rest of the answer, then the server's close
             assert time.monotonic() < deadline, "the idle connection was never closed"
+
+
+@pytest.fixture
+def quick_head(tmp_path: Path) -> Iterator[BackgroundServer]:
+    with BackgroundServer(tmp_path / "h.db", limits=ArenaLimits(head_seconds=0.5)) as server:
+        yield server
+
+
+def answer_then_close(connection: socket.socket) -> bytes:
+    """All the server sends until it closes the connection (within a generous deadline)."""
+    received = b""
+    deadline = time.monotonic() + 30
+    while chunk := connection.recv(65536):
+        received += chunk
+        assert time.monotonic() < deadline, "the connection was never closed"
+    return received
+
+
+@pytest.mark.parametrize(
+    "sent",
+    [b"", b"GET /api/meta HTTP/1.1\r\nHost: arena\r\n", b"G"],
+    ids=["nothing", "a head without its end", "one byte"],
+)
+def test_a_connection_whose_head_does_not_come_is_closed(
+    quick_head: BackgroundServer, sent: bytes
+) -> None:
+    """Slowloris: connections opened and left silent, or fed a head a byte at a time, would
+    otherwise be held for ever (Uvicorn's idle timeout starts only after a first answer)."""
+    with socket.create_connection(("127.0.0.1", quick_head.port), timeout=30) as connection:
+        connection.sendall(sent)
+        assert answer_then_close(connection).startswith(b"HTTP/1.1 408")
+
+
+def test_the_head_timeout_spares_a_kept_alive_connection_between_requests(
+    quick_head: BackgroundServer,
+) -> None:
+    """The next request's head is timed from its first byte: a connection kept alive between
+    requests is the idle timeout's, and a head sent whole in time is answered."""
+    with socket.create_connection(("127.0.0.1", quick_head.port), timeout=30) as connection:
+        for _ in range(2):
+            connection.sendall(b"GET /api/meta HTTP/1.1\r\nHost: arena\r\n\r\n")
+            answer = b""
+            while b"\r\n\r\n" not in answer:
+                answer += connection.recv(65536)
+            assert answer.startswith(b"HTTP/1.1 200")
+            length = int(answer.split(b"content-length: ")[1].split(b"\r\n")[0])
+            body = answer.split(b"\r\n\r\n", 1)[1]
+            while len(body) < length:
+                body += connection.recv(65536)
+            time.sleep(0.8)  # (longer than the head timeout, shorter than the idle one)

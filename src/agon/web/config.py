@@ -13,6 +13,7 @@ from sqlalchemy.engine import URL, make_url
 from sqlalchemy.exc import ArgumentError
 
 from agon.core.errors import AgonError, quoted
+from agon.web.guard import head_timeout
 
 DB_ENV = "AGON_DB"
 TRUSTED_PROXIES_ENV = "AGON_TRUSTED_PROXIES"
@@ -101,6 +102,10 @@ class ArenaLimits:
     idle_seconds: float = 5.0
     """A kept-alive connection with no new request for this long is closed (Uvicorn's
     ``timeout_keep_alive``)."""
+    head_seconds: float = 10.0
+    """A request's head (its request line and headers) must be whole within this long of the
+    connection's opening, or of its first byte after the previous answer; else the connection
+    is answered 408 and closed (:class:`agon.web.guard.HeadTimeout`)."""
     connections: int = 2000
     """Connections and requests being answered at once; beyond, a new request is answered 503
     (Uvicorn's ``limit_concurrency``)."""
@@ -157,9 +162,10 @@ def trusted_proxies(option: str | None = None) -> str:
 
 def server_options(limits: ArenaLimits, trusted: str = "") -> dict[str, Any]:
     """The settings Uvicorn serves the arena with (``agon serve``, and the tests' servers):
-    the WebSocket message limit, the idle timeout, the cap on connections, and forwarded
-    headers read only from the ``trusted`` proxies (:func:`trusted_proxies`)."""
+    the WebSocket message limit, the idle and head timeouts, the cap on connections, and
+    forwarded headers read only from the ``trusted`` proxies (:func:`trusted_proxies`)."""
     return {
+        "http": head_timeout(limits.head_seconds),
         "ws_max_size": limits.message_bytes,
         "timeout_keep_alive": limits.idle_seconds,
         "limit_concurrency": limits.connections,

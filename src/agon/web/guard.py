@@ -1,16 +1,20 @@
 """What shields the arena from a hostile client: security headers on every answer, request
-bodies refused before they are read when too large, and rates of costly requests limited per
-client (limits: :class:`agon.web.config.ArenaLimits`; docs/web.md, *Limits and security*)."""
+bodies refused before they are read when too large, rates of costly requests limited per
+client, and connections closed whose request's head does not come
+(limits: :class:`agon.web.config.ArenaLimits`; docs/web.md, *Limits and security*)."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 import math
 import time
 from collections import OrderedDict, deque
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
-from typing import Any
+from typing import Any, ClassVar
+
+from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
 
 from agon.web.errors import ArenaError
 
@@ -251,3 +255,66 @@ class RateLimit:
         self._events[key] = events
         while len(self._events) > self.max_keys:
             self._events.popitem(last=False)
+
+
+class HeadTimeout(HttpToolsProtocol):
+    """Uvicorn's HTTP protocol with a timeout on each request's head (its request line and
+    headers): the head must be whole within :attr:`seconds` of the connection's opening, or
+    of its first byte after the previous answer (before that byte, Uvicorn's idle timeout
+    runs). Else the connection is answered 408 and closed: a client that opens connections and
+    sends nothing, or a head a byte at a time, holds none for long. Uvicorn has no such
+    timeout of its own. Made for a limit by :func:`head_timeout`."""
+
+    seconds: ClassVar[float]
+
+    def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
+        super().connection_made(transport)
+        self._head_timer: asyncio.TimerHandle | None = None
+        self._awaiting_head = True
+        self._start_head_timer()
+
+    def data_received(self, data: bytes) -> None:
+        if self._awaiting_head and self._head_timer is None:
+            self._start_head_timer()
+        super().data_received(data)
+
+    def on_headers_complete(self) -> None:
+        self._awaiting_head = False
+        self._stop_head_timer()
+        super().on_headers_complete()
+
+    def on_response_complete(self) -> None:
+        super().on_response_complete()
+        self._awaiting_head = True  # (the next request's: timed from its first byte)
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        self._stop_head_timer()
+        super().connection_lost(exc)
+
+    def _start_head_timer(self) -> None:
+        self._head_timer = self.loop.call_later(self.seconds, self._head_too_slow)
+
+    def _stop_head_timer(self) -> None:
+        if self._head_timer is not None:
+            self._head_timer.cancel()
+            self._head_timer = None
+
+    def _head_too_slow(self) -> None:
+        self._head_timer = None
+        busy = self.cycle is not None and not self.cycle.response_complete
+        if self.transport.is_closing() or busy:
+            return
+        self.transport.write(HEAD_TIMED_OUT)
+        self.transport.close()
+
+
+_TOO_SLOW_TEXT = b"the request's head took too long to come"
+HEAD_TIMED_OUT = (
+    b"HTTP/1.1 408 Request Timeout\r\ncontent-type: text/plain; charset=utf-8\r\n"
+    b"content-length: %d\r\nconnection: close\r\n\r\n%s" % (len(_TOO_SLOW_TEXT), _TOO_SLOW_TEXT)
+)
+
+
+def head_timeout(seconds: float) -> type[HeadTimeout]:
+    """The HTTP protocol class Uvicorn serves with, its heads timed out after ``seconds``."""
+    return type("HeadTimeout", (HeadTimeout,), {"seconds": seconds})
