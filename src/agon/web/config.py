@@ -102,7 +102,7 @@ class ArenaLimits:
     idle_seconds: float = 5.0
     """A kept-alive connection with no new request for this long is closed (Uvicorn's
     ``timeout_keep_alive``)."""
-    head_seconds: float = 10.0
+    head_seconds: float = 20.0
     """A request's head (its request line and headers) must be whole within this long of the
     connection's opening, or of its first byte after the previous answer; else the connection
     is answered 408 and closed (:class:`agon.web.guard.HeadTimeout`)."""
