@@ -149,7 +149,9 @@ def test_a_connection_whose_head_does_not_come_is_closed(
     otherwise be held for ever (Uvicorn's idle timeout starts only after a first answer)."""
     with socket.create_connection(("127.0.0.1", quick_head.port), timeout=30) as connection:
         connection.sendall(sent)
-        assert answer_then_close(connection).startswith(b"HTTP/1.1 408")
+        answer = answer_then_close(connection)
+    assert answer.startswith(b"HTTP/1.1 408")
+    assert answer.endswith(b'{"detail": "the request\'s head took too long to come"}')
 
 
 def test_the_head_timeout_spares_a_kept_alive_connection_between_requests(
@@ -169,3 +171,32 @@ def test_the_head_timeout_spares_a_kept_alive_connection_between_requests(
             while len(body) < length:
                 body += connection.recv(65536)
             time.sleep(0.8)  # (longer than the head timeout, shorter than the idle one)
+
+
+@pytest.mark.parametrize(("trusted", "refused"), [("", True), ("127.0.0.1", False)])
+def test_connections_are_capped_per_address_but_a_trusted_proxys(
+    tmp_path: Path, trusted: str, refused: bool
+) -> None:
+    """Twenty thousand idle connections from two addresses once reached the server's file
+    limit; a proxy the arena trusts carries many clients, and is not capped."""
+    limits = ArenaLimits(connections_per_address=2)
+    with BackgroundServer(tmp_path / "a.db", limits=limits, trusted=trusted) as server:
+        held = [socket.create_connection(("127.0.0.1", server.port), timeout=30) for _ in "ab"]
+        try:
+            with socket.create_connection(("127.0.0.1", server.port), timeout=30) as third:
+                third.sendall(b"GET /api/meta HTTP/1.1\r\nHost: arena\r\n\r\n")
+                answer = third.recv(65536)
+                if refused:
+                    answer += answer_then_close(third)
+                    assert answer.startswith(b"HTTP/1.1 503")
+                    assert b"too many connections from your address: at most 2" in answer
+                else:
+                    assert answer.startswith(b"HTTP/1.1 200")
+        finally:
+            for connection in held:
+                connection.close()
+        # closed connections are counted out again (the server notices a close at once)
+        deadline = time.monotonic() + 30
+        while httpx.get(f"{server.url}/api/meta", timeout=30).status_code != 200:
+            assert time.monotonic() < deadline, "closed connections still counted"
+            time.sleep(0.05)

@@ -13,7 +13,7 @@ from sqlalchemy.engine import URL, make_url
 from sqlalchemy.exc import ArgumentError
 
 from agon.core.errors import AgonError, quoted
-from agon.web.guard import head_timeout
+from agon.web.guard import guarded_http
 
 DB_ENV = "AGON_DB"
 TRUSTED_PROXIES_ENV = "AGON_TRUSTED_PROXIES"
@@ -105,7 +105,11 @@ class ArenaLimits:
     head_seconds: float = 20.0
     """A request's head (its request line and headers) must be whole within this long of the
     connection's opening, or of its first byte after the previous answer; else the connection
-    is answered 408 and closed (:class:`agon.web.guard.HeadTimeout`)."""
+    is answered 408 and closed (:class:`agon.web.guard.GuardedHttp`)."""
+    connections_per_address: int = 256
+    """HTTP connections one client address may hold open at once (a trusted proxy's are not
+    capped); beyond, a new one is answered 503 and closed (:class:`agon.web.guard.GuardedHttp`).
+    Browsers open about six to a server; a school behind one address has many players."""
     connections: int = 2000
     """Connections and requests being answered at once; beyond, a new request is answered 503
     (Uvicorn's ``limit_concurrency``)."""
@@ -162,10 +166,11 @@ def trusted_proxies(option: str | None = None) -> str:
 
 def server_options(limits: ArenaLimits, trusted: str = "") -> dict[str, Any]:
     """The settings Uvicorn serves the arena with (``agon serve``, and the tests' servers):
-    the WebSocket message limit, the idle and head timeouts, the cap on connections, and
-    forwarded headers read only from the ``trusted`` proxies (:func:`trusted_proxies`)."""
+    the WebSocket message limit, the idle and head timeouts, the caps on connections (in all,
+    and per client address), and forwarded headers read only from the ``trusted`` proxies
+    (:func:`trusted_proxies`)."""
     return {
-        "http": head_timeout(limits.head_seconds),
+        "http": guarded_http(limits.head_seconds, limits.connections_per_address, trusted),
         "ws_max_size": limits.message_bytes,
         "timeout_keep_alive": limits.idle_seconds,
         "limit_concurrency": limits.connections,

@@ -1,15 +1,16 @@
 """What shields the arena from a hostile client: security headers on every answer, request
 bodies refused before they are read when too large, rates of costly requests limited per
-client, and connections closed whose request's head does not come
-(limits: :class:`agon.web.config.ArenaLimits`; docs/web.md, *Limits and security*)."""
+client; connections capped per client address, and closed where a request's head does not
+come (limits: :class:`agon.web.config.ArenaLimits`; docs/web.md, *Limits and security*)."""
 
 from __future__ import annotations
 
 import asyncio
+import ipaddress
 import json
 import math
 import time
-from collections import OrderedDict, deque
+from collections import Counter, OrderedDict, deque
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from typing import Any, ClassVar
@@ -257,19 +258,41 @@ class RateLimit:
             self._events.popitem(last=False)
 
 
-class HeadTimeout(HttpToolsProtocol):
-    """Uvicorn's HTTP protocol with a timeout on each request's head (its request line and
-    headers): the head must be whole within :attr:`seconds` of the connection's opening, or
-    of its first byte after the previous answer (before that byte, Uvicorn's idle timeout
-    runs). Else the connection is answered 408 and closed: a client that opens connections and
-    sends nothing, or a head a byte at a time, holds none for long. Uvicorn has no such
-    timeout of its own. Made for a limit by :func:`head_timeout`."""
+class GuardedHttp(HttpToolsProtocol):
+    """Uvicorn's HTTP protocol with two guards Uvicorn lacks, made for the arena's limits by
+    :func:`guarded_http`:
 
-    seconds: ClassVar[float]
+    - **a timeout on each request's head** (its request line and headers): the head must be
+      whole within :attr:`head_seconds` of the connection's opening, or of its first byte after
+      the previous answer (before that byte, Uvicorn's idle timeout runs); else the connection
+      is answered 408 and closed. A client that opens connections and sends nothing, or a head
+      a byte at a time, holds none for long;
+    - **a cap on the connections of one client address** (:attr:`per_address`; a proxy the
+      arena trusts is not capped, its clients' addresses being known only from their requests):
+      beyond it a new connection is answered 503 and closed. A WebSocket leaves the count once
+      upgraded: :class:`OpenSockets` counts those.
+    """
+
+    head_seconds: ClassVar[float]
+    per_address: ClassVar[int]
+    trusted: ClassVar[tuple[ipaddress.IPv4Network | ipaddress.IPv6Network, ...] | None]
+    """The trusted proxies' networks; None: every address (``*``)."""
+    open_by_address: ClassVar[Counter[str]]
 
     def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
         super().connection_made(transport)
         self._head_timer: asyncio.TimerHandle | None = None
+        self._awaiting_head = False
+        self._counted: str | None = None
+        address = self.client[0] if self.client else None
+        if address is not None and not self._is_trusted(address):
+            if self.open_by_address[address] >= self.per_address:
+                refusal = f"too many connections from your address: at most {self.per_address}"
+                transport.write(_closing_answer(503, "Service Unavailable", refusal))
+                transport.close()
+                return
+            self.open_by_address[address] += 1
+            self._counted = address
         self._awaiting_head = True
         self._start_head_timer()
 
@@ -287,12 +310,33 @@ class HeadTimeout(HttpToolsProtocol):
         super().on_response_complete()
         self._awaiting_head = True  # (the next request's: timed from its first byte)
 
+    def handle_websocket_upgrade(self) -> None:
+        self._uncount()
+        super().handle_websocket_upgrade()
+
     def connection_lost(self, exc: Exception | None) -> None:
         self._stop_head_timer()
+        self._uncount()
         super().connection_lost(exc)
 
+    def _is_trusted(self, address: str) -> bool:
+        if self.trusted is None:
+            return True
+        try:
+            ip = ipaddress.ip_address(address)
+        except ValueError:
+            return False
+        return any(ip in network for network in self.trusted)
+
+    def _uncount(self) -> None:
+        if self._counted is not None:
+            self.open_by_address[self._counted] -= 1
+            if not self.open_by_address[self._counted]:
+                del self.open_by_address[self._counted]
+            self._counted = None
+
     def _start_head_timer(self) -> None:
-        self._head_timer = self.loop.call_later(self.seconds, self._head_too_slow)
+        self._head_timer = self.loop.call_later(self.head_seconds, self._head_too_slow)
 
     def _stop_head_timer(self) -> None:
         if self._head_timer is not None:
@@ -304,17 +348,32 @@ class HeadTimeout(HttpToolsProtocol):
         busy = self.cycle is not None and not self.cycle.response_complete
         if self.transport.is_closing() or busy:
             return
-        self.transport.write(HEAD_TIMED_OUT)
+        refusal = "the request's head took too long to come"
+        self.transport.write(_closing_answer(408, "Request Timeout", refusal))
         self.transport.close()
 
 
-_TOO_SLOW_TEXT = b"the request's head took too long to come"
-HEAD_TIMED_OUT = (
-    b"HTTP/1.1 408 Request Timeout\r\ncontent-type: text/plain; charset=utf-8\r\n"
-    b"content-length: %d\r\nconnection: close\r\n\r\n%s" % (len(_TOO_SLOW_TEXT), _TOO_SLOW_TEXT)
-)
+def _closing_answer(status: int, phrase: str, detail: str) -> bytes:
+    """An HTTP answer whose body is the arena's error JSON, closing the connection."""
+    body = json.dumps({"detail": detail}).encode()
+    head = (
+        f"HTTP/1.1 {status} {phrase}\r\ncontent-type: application/json\r\n"
+        f"content-length: {len(body)}\r\nconnection: close\r\n\r\n"
+    )
+    return head.encode() + body
 
 
-def head_timeout(seconds: float) -> type[HeadTimeout]:
-    """The HTTP protocol class Uvicorn serves with, its heads timed out after ``seconds``."""
-    return type("HeadTimeout", (HeadTimeout,), {"seconds": seconds})
+def guarded_http(head_seconds: float, per_address: int, trusted: str) -> type[GuardedHttp]:
+    """The HTTP protocol class Uvicorn serves the arena with (:class:`GuardedHttp`), for these
+    limits and the ``trusted`` proxies (as :func:`agon.web.config.trusted_proxies` gives
+    them: comma-separated addresses and networks, or ``*``)."""
+    networks = None if "*" in trusted.split(",") else tuple(
+        ipaddress.ip_network(entry, strict=False) for entry in trusted.split(",") if entry
+    )
+    settings: dict[str, object] = {
+        "head_seconds": head_seconds,
+        "per_address": per_address,
+        "trusted": networks,
+        "open_by_address": Counter[str](),
+    }
+    return type("GuardedHttp", (GuardedHttp,), settings)
