@@ -138,3 +138,31 @@ def test_a_game_watched_many_times_is_polled_once(
         for socket in sockets:
             socket.__exit__(None, None, None)
     assert 0 < polls <= elapsed / refresh + 2  # (five polls would make five times as many)
+
+
+def test_a_move_s_view_is_built_once_for_its_answer_and_its_watchers(
+    client: TestClient, monkeypatch: pytest.MonkeyPatch  # noqa: F811
+) -> None:
+    """The board's SVG costs milliseconds: a move's answer, its broadcast and a watcher who
+    joins then share one view of the game at that revision."""
+    from agon.web import views
+
+    built: list[int] = []
+    public_view = views.public_view
+
+    def counted(loaded: Any, labels: Any) -> dict[str, Any]:
+        built.append(loaded.stored.revision)
+        return public_view(loaded, labels)
+
+    monkeypatch.setattr(views, "public_view", counted)
+    seat, _ = start_game(client, game="alak", options={"size": 5}, opponent="local")
+    with client.websocket_connect(f"/ws/games/{seat.game_id}") as watcher:
+        assert watcher.receive_json()["view"]["revision"] == 0
+        answer = seat.move("2").json()
+        assert watcher.receive_json()["view"] == {
+            key: value for key, value in answer.items() if key not in ("you", "invite_token")
+        }
+        with client.websocket_connect(f"/ws/games/{seat.game_id}") as late:
+            assert late.receive_json()["view"]["revision"] == 1
+    assert seat.view()["revision"] == 1
+    assert built == [0, 1]

@@ -17,6 +17,7 @@ app = typer.Typer(
 def _register_commands() -> None:
     from agon.cli import (
         engine_command,
+        loadtest_command,
         play_commands,
         puzzle_commands,
         search_commands,
@@ -27,7 +28,7 @@ def _register_commands() -> None:
 
     for module in (
         play_commands, study_commands, puzzle_commands, search_commands, solve_commands,
-        serve_command, engine_command,
+        serve_command, loadtest_command, engine_command,
     ):
         module.register(app)
 

@@ -346,7 +346,7 @@ def _add_api(app: FastAPI, arena: Arena, new_games: RateLimit) -> None:
     async def get_game(game_id: str, token: Token = None) -> dict[str, Any]:
         loaded = await arena.load(game_id)
         arena.computer.ensure_thinking(loaded)
-        return views.game_view(loaded, token, arena.level_labels)
+        return views.seat_view(arena.public_view(loaded), loaded, token)
 
     @app.post("/api/games/{game_id}/moves", responses=refusals(403, 404, 409, 413, 422))
     async def play(game_id: str, body: MoveBody, token: Token = None) -> dict[str, Any]:
@@ -421,9 +421,7 @@ def _add_api(app: FastAPI, arena: Arena, new_games: RateLimit) -> None:
                 except NotFound as error:
                     await socket.close(code=4404, reason=str(error)[:100])
                     return
-                await socket.send_json(
-                    {"type": "update", "view": views.public_view(loaded, arena.level_labels)}
-                )
+                await socket.send_json({"type": "update", "view": arena.public_view(loaded)})
                 arena.computer.ensure_thinking(loaded)
                 with arena.following(game_id, loaded.stored.revision):
                     await _ignore_until_closed(socket, arena.limits.message_bytes)

@@ -12,7 +12,7 @@ import logging
 import math
 import secrets
 import time
-from collections import defaultdict
+from collections import OrderedDict, defaultdict
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -53,6 +53,8 @@ HINT_SECONDS = 1.0
 """How long the analyst looks for a hint."""
 REFRESH_SECONDS = 2.0
 """How often a watched game is read again, for the changes other server processes make."""
+KEPT_VIEWS = 256
+"""Public views kept (:meth:`Arena.public_view`): a few of each game being played."""
 SWEEP_SECONDS = 60.0
 """Listing the games first marks idle unfinished ones abandoned, at most this often."""
 
@@ -96,6 +98,8 @@ class Arena:
         self.store = store
         self.hub = Hub()
         self._following: dict[str, tuple[asyncio.Task[None], int]] = {}
+        self._views: OrderedDict[tuple[str, int], dict[str, Any]] = OrderedDict()
+        """The latest public views built (:meth:`public_view`)."""
         """The poll of each game watched here, and how many of its watchers it serves."""
         self.limits = limits or ArenaLimits()
         self.engine_levels = {level.key: level for level in engine_levels}
@@ -393,11 +397,22 @@ class Arena:
         self.computer.ensure_thinking(loaded)
         if not loaded.active:
             await self.computer.engines.release(game_id)
-        return views.game_view(loaded, token, self.level_labels)
+        return views.seat_view(self.public_view(loaded), loaded, token)
+
+    def public_view(self, loaded: Loaded) -> dict[str, Any]:
+        """The game's public view (:func:`views.public_view`), built once a revision: a move's
+        answer, its broadcast and the views of watchers who join then share it (the board's
+        SVG costs milliseconds). Do not change it."""
+        key = (loaded.stored.id, loaded.stored.revision)
+        view = self._views.pop(key, None) or views.public_view(loaded, self.level_labels)
+        self._views[key] = view
+        while len(self._views) > KEPT_VIEWS:
+            self._views.popitem(last=False)
+        return view
 
     def broadcast(self, loaded: Loaded) -> None:
         """Send the game's public view to everyone watching it (without waiting for them)."""
-        update = {"type": "update", "view": views.public_view(loaded, self.level_labels)}
+        update = {"type": "update", "view": self.public_view(loaded)}
         self.hub.broadcast(loaded.stored.id, update, loaded.stored.revision)
 
     @contextmanager

@@ -23,15 +23,14 @@ OWN_LEVEL_LABELS: Mapping[str, str] = {level.key: level.label for level in LEVEL
 """The names of Agon's own levels (an arena with configured programs adds theirs)."""
 
 
-def game_view(
-    loaded: Loaded, token: str | None = None, labels: Mapping[str, str] = OWN_LEVEL_LABELS
-) -> dict[str, Any]:
-    """What a browser shows; with a token, also what that seat may do. ``labels``: the
-    computer levels' names."""
-    view = public_view(loaded, labels)
-    view["you"] = seats_of(loaded.stored, token)
-    view["invite_token"] = invitation(loaded.stored, token)
-    return view
+def seat_view(public: Mapping[str, Any], loaded: Loaded, token: str | None) -> dict[str, Any]:
+    """What a browser shows: the game's public view (:func:`public_view`, unchanged), with
+    what the seat of ``token`` may do."""
+    return {
+        **public,
+        "you": seats_of(loaded.stored, token),
+        "invite_token": invitation(loaded.stored, token),
+    }
 
 
 def public_view(

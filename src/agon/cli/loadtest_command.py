@@ -1,0 +1,125 @@
+"""``agon loadtest``: many games played against a running arena, timed (agon.web.loadtest)."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from typing import Annotated, Any
+
+import typer
+from rich.console import Console
+from rich.progress import Progress, TextColumn, TimeElapsedColumn
+
+from agon.cli.common import (
+    INTERRUPTED,
+    GameArg,
+    GameOptions,
+    build_game,
+    check_count,
+    fail,
+    game_command,
+)
+from agon.core.errors import AgonError
+from agon.core.limits import MAX_SECONDS
+
+MAX_LOAD_GAMES = 10_000
+MAX_SPECTATORS = 10_000
+
+
+def register(app: typer.Typer) -> None:
+    """Add this module's commands to the app."""
+    app.command("loadtest")(game_command(loadtest))
+
+
+def loadtest(
+    url: Annotated[
+        str, typer.Argument(help="The arena, like http://127.0.0.1:8000.", show_default=False)
+    ],
+    game_name: GameArg,
+    options: GameOptions,
+    games: Annotated[int, typer.Option(help="Games played at once.")] = 20,
+    seconds: Annotated[float, typer.Option(help="Stop making moves after this long.")] = 30.0,
+    spectators: Annotated[int, typer.Option(help="WebSockets watching each game.")] = 1,
+    computer: Annotated[
+        int, typer.Option(help="How many of the games are against the computer.")
+    ] = 0,
+    level: Annotated[str, typer.Option(help="The computer's level in those games.")] = "beginner",
+    moves_per_game: Annotated[int, typer.Option(help="At most this many moves a game.")] = 1000,
+    seed: Annotated[int, typer.Option(help="Seed of the players' random moves.")] = 1,
+    as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
+) -> None:
+    """Play many games against a running arena over HTTP and WebSockets, as remote players and
+    spectators would (random legal moves), for a bounded time; report moves a second, p50 and
+    p99 latencies of moves, updates and the computer's replies, and every error; then check
+    that every stored game holds exactly the moves acknowledged. The arena's per-address
+    limits are made for players: raise them on the arena to load it from one address
+    (docs/web.md, *Load*). Ctrl-C stops it and reports what was measured."""
+    from agon.web.loadtest import LoadPlan, LoadReport, run_load
+
+    game = build_game(game_name, options)
+    check_count(games, "--games", 1, MAX_LOAD_GAMES)
+    check_count(spectators, "--spectators", 0, MAX_SPECTATORS)
+    check_count(computer, "--computer", 0, games)
+    check_count(moves_per_game, "--moves-per-game", 1, 1_000_000)
+    if not 0 < seconds <= MAX_SECONDS:
+        fail(f"--seconds must be above 0 and at most {MAX_SECONDS:g}, not {seconds:g}")
+    if not url.startswith(("http://", "https://")):
+        fail(f"the arena's URL must start with http:// or https://, not {url!r}")
+    plan = LoadPlan(game, games, seconds, spectators, computer, level, moves_per_game, seed)
+    progress = Progress(
+        TextColumn("{task.description}"), TimeElapsedColumn(),
+        console=Console(stderr=True), transient=True,
+    )
+    with progress:
+        task = progress.add_task("starting the games", total=None)
+        played = 0
+
+        def on_move() -> None:
+            nonlocal played
+            played += 1
+            if played % 50 == 0:
+                progress.update(task, description=f"{played:,} moves")
+
+        report = LoadReport(plan)
+        try:
+            asyncio.run(run_load(url, plan, on_move, report))
+        except KeyboardInterrupt:
+            report.stopped()
+        except AgonError as error:
+            fail(str(error))
+    figures = report.to_json()
+    typer.echo(json.dumps(figures) if as_json else _text(figures))
+    if report.interrupted:
+        raise typer.Exit(INTERRUPTED)
+    if figures["errors"] or figures["mismatches"]:
+        raise typer.Exit(1)
+
+
+def _text(figures: dict[str, Any]) -> str:
+    lines = [
+        f"{figures['game']}: {figures['games_at_once']} games at once "
+        f"({figures['computer_games_at_once']} against the computer), "
+        f"{figures['spectators_per_game']} spectators each; {figures['games_played']} played",
+        f"{figures['moves']:,} moves in {figures['seconds']:.1f} s: "
+        f"{figures['moves_per_second']:,.1f} moves a second",
+    ]
+    for key, label in (
+        ("move_latency", "a move's answer"),
+        ("update_latency", "an update reaching a spectator"),
+        ("computer_latency", "the computer's reply"),
+    ):
+        found = figures[key]
+        if found["count"]:
+            lines.append(
+                f"{label}: p50 {found['p50'] * 1000:.1f} ms, p99 {found['p99'] * 1000:.1f} ms, "
+                f"max {found['max'] * 1000:.1f} ms ({found['count']:,})"
+            )
+    if figures["interrupted"]:
+        lines.append("interrupted: no game checked against the store")
+    else:
+        lines.append(f"games checked against the store: {figures['games_verified']} equal")
+    lines += [f"MISMATCH {mismatch}" for mismatch in figures["mismatches"]]
+    errors = figures["errors"]
+    lines.append("errors: none" if not errors else "errors:")
+    lines += [f"  {count:,} × {kind}" for kind, count in sorted(errors.items())]
+    return "\n".join(lines)

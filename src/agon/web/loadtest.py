@@ -1,0 +1,327 @@
+"""``agon loadtest``: many games played against a running arena over HTTP and WebSockets, as
+its players and spectators would, timed; then every stored game checked against what was sent.
+
+Each game is played by two remote players (or one, against a computer level) who choose
+uniformly among the legal moves, kept by a local copy of the rules engine; each game has its
+spectators, WebSockets that receive its updates. It measures a move's latency (its request
+to its answer), an update's (a move's request to the update reaching a spectator), the
+computer's (a move's answer to the update with the computer's reply), the moves a second, and
+every error by kind. The arena's per-address limits are made for players, not for one client
+playing hundreds of games: raise them on the arena to load it from one address (docs/web.md).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+import json
+import random
+import statistics
+import time
+from collections import Counter
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+import httpx
+from websockets.asyncio.client import ClientConnection, connect
+from websockets.exceptions import WebSocketException
+
+from agon.core.game import Game
+
+REQUEST_SECONDS = 60.0
+"""A request or an update not answered within this long counts as an error."""
+KEEPALIVE_SECONDS = 1.0
+"""A connection idle this long is not used again: well under the arena's idle timeout (5 s), so
+that no request is sent on a connection the arena is closing at that moment. That race (httpx
+and the arena both at 5 s) was the moves that got no answer, the connection closed."""
+UPDATE_GRACE_SECONDS = 0.5
+"""How long a finished game's spectators wait for its last updates."""
+COLOURS = ("black", "white")
+
+
+@dataclass
+class LoadPlan:
+    """What to play: ``games`` games at once of ``game`` (``computer`` of them against the
+    ``level``), each with ``spectators`` watching, new ones as others end, for ``seconds``, and
+    at most ``moves_per_game`` moves a game."""
+
+    game: Game
+    games: int
+    seconds: float
+    spectators: int = 1
+    computer: int = 0
+    level: str = "beginner"
+    moves_per_game: int = 1000
+    seed: int = 1
+
+
+@dataclass
+class LoadReport:
+    """What a load test measured (seconds throughout)."""
+
+    plan: LoadPlan
+    started: float | None = None
+    """When the first moves were asked for (:func:`time.monotonic`)."""
+    seconds: float = 0.0
+    moves: int = 0
+    move_latencies: list[float] = field(default_factory=list)
+    update_latencies: list[float] = field(default_factory=list)
+    computer_latencies: list[float] = field(default_factory=list)
+    errors: Counter[str] = field(default_factory=Counter)
+    games_played: int = 0
+    games_verified: int = 0
+    mismatches: list[str] = field(default_factory=list)
+    """Games whose stored moves differ from those the players' answers acknowledged."""
+    interrupted: bool = False
+    """Stopped by Ctrl-C: the figures so far, and no game checked."""
+
+    def stopped(self) -> None:
+        """Mark the load test stopped now (Ctrl-C)."""
+        self.interrupted = True
+        if self.started is not None:
+            self.seconds = time.monotonic() - self.started
+
+    def to_json(self) -> dict[str, Any]:
+        plan = self.plan
+        return {
+            "game": plan.game.variant_id,
+            "games_at_once": plan.games,
+            "computer_games_at_once": plan.computer,
+            "games_played": self.games_played,
+            "spectators_per_game": plan.spectators,
+            "seconds": round(self.seconds, 3),
+            "moves": self.moves,
+            "moves_per_second": round(self.moves / self.seconds, 1) if self.seconds else 0.0,
+            "move_latency": _percentiles(self.move_latencies),
+            "update_latency": _percentiles(self.update_latencies),
+            "computer_latency": _percentiles(self.computer_latencies),
+            "errors": dict(self.errors),
+            "games_verified": self.games_verified,
+            "mismatches": self.mismatches,
+            "interrupted": self.interrupted,
+        }
+
+
+def _percentiles(values: list[float]) -> dict[str, float | int | None]:
+    if not values:
+        return {"count": 0, "p50": None, "p99": None, "max": None}
+    ordered = sorted(values)
+    return {
+        "count": len(values),
+        "p50": round(statistics.median(ordered), 4),
+        "p99": round(ordered[min(len(ordered) - 1, int(0.99 * len(ordered)))], 4),
+        "max": round(ordered[-1], 4),
+    }
+
+
+class _Game:
+    """One game of the load: its players' seats, the moves acknowledged, and when each
+    revision was asked for (to time its update)."""
+
+    def __init__(
+        self, number: int, against_computer: bool, plan: LoadPlan, report: LoadReport
+    ) -> None:
+        self.number, self.plan, self.report = number, plan, report
+        self.against_computer = against_computer
+        self.state = plan.game.new_state()
+        self.random = random.Random(plan.seed * 1_000_003 + number)
+        self.game_id = ""
+        self.tokens: dict[str, str] = {}
+        self.acknowledged: list[str] = []
+        self.asked_at: dict[int, float] = {}
+        """When the move that made each revision was asked for."""
+        self.revision = 0
+        self.updated = asyncio.Condition()
+        self.seen_revision = 0
+        self.last_view: dict[str, Any] = {}
+        """The newest view the first spectator was sent."""
+        self.answered_at = 0.0
+        """When the latest move of this game's players was answered."""
+
+    async def create(self, client: httpx.AsyncClient) -> bool:
+        body: dict[str, Any] = {
+            "game": self.plan.game.name,
+            "options": self.plan.game.options(),
+            "opponent": "computer" if self.against_computer else "friend",
+            "level": self.plan.level,
+            "colour": "black",
+        }
+        answer = await _request(client, self.report, "POST", "/api/games", json=body)
+        if answer is None:
+            return False
+        created = answer.json()
+        self.game_id = created["id"]
+        self.tokens["black"] = created["token"]
+        if created.get("invite_token"):
+            self.tokens["white"] = created["invite_token"]
+        return True
+
+    async def play(
+        self, client: httpx.AsyncClient, deadline: float, on_move: Callable[[], None]
+    ) -> None:
+        game, report = self.plan.game, self.report
+        while (
+            not self.state.is_over
+            and time.monotonic() < deadline
+            and len(self.acknowledged) < self.plan.moves_per_game
+        ):
+            mover = COLOURS[int(self.state.to_move)]  # type: ignore[arg-type]
+            if mover not in self.tokens:  # (the computer's turn)
+                if not await self._await_computer(deadline):
+                    return
+                continue
+            move = self.random.choice(self.state.legal_moves())
+            text = game.format_move(move)
+            asked = time.monotonic()
+            self.asked_at[self.revision + 1] = asked
+            answer = await _request(
+                client, report, "POST", f"/api/games/{self.game_id}/moves",
+                json={"move": text}, headers={"X-Agon-Token": self.tokens[mover]},
+            )
+            if answer is None:
+                return
+            answered = time.monotonic()
+            report.move_latencies.append(answered - asked)
+            report.moves += 1
+            on_move()
+            self.state.play(move)
+            self.acknowledged.append(text)
+            self.revision = answer.json()["revision"]
+            self.answered_at = answered
+
+    async def _await_computer(self, deadline: float) -> bool:
+        """Wait for the update with the computer's move (seen by the first spectator)."""
+        waited_from = self.answered_at or time.monotonic()
+        async with self.updated:
+            try:
+                await asyncio.wait_for(
+                    self.updated.wait_for(lambda: self.seen_revision > self.revision),
+                    timeout=max(1.0, min(REQUEST_SECONDS, deadline - time.monotonic() + 5)),
+                )
+            except TimeoutError:
+                self.report.errors["the computer's move did not come"] += 1
+                return False
+        view = self.last_view
+        for entry in view["moves"][len(self.acknowledged) :]:
+            self.state.play_text(entry["text"])
+            self.acknowledged.append(entry["text"])
+        self.revision = view["revision"]
+        self.report.computer_latencies.append(time.monotonic() - waited_from)
+        return True
+
+    async def watch(self, url: str, first: bool, ready: asyncio.Event) -> None:
+        """A spectator: times each update from its move's request; the first one also tells
+        the players of the computer's moves."""
+        address = url.replace("http", "ws", 1) + f"/ws/games/{self.game_id}"
+        try:
+            async with connect(address, open_timeout=REQUEST_SECONDS, max_size=2**22) as socket:
+                ready.set()
+                await self._receive(socket, first)
+        except (OSError, WebSocketException, TimeoutError) as error:
+            self.report.errors[f"spectator: {type(error).__name__}"] += 1
+        finally:
+            ready.set()
+
+    async def _receive(self, socket: ClientConnection, first: bool) -> None:
+        async for message in socket:
+            arrived = time.monotonic()
+            view = json.loads(message)["view"]
+            revision = view["revision"]
+            asked = self.asked_at.get(revision)
+            if asked is not None:
+                self.report.update_latencies.append(arrived - asked)
+            if first:
+                async with self.updated:
+                    if revision > self.seen_revision:
+                        self.seen_revision, self.last_view = revision, view
+                    self.updated.notify_all()
+
+    async def verify(self, client: httpx.AsyncClient) -> None:
+        """The stored game's moves are those acknowledged, in order (a move applied once)."""
+        answer = await _request(client, self.report, "GET", f"/api/games/{self.game_id}")
+        if answer is None:
+            return
+        stored = [entry["text"] for entry in answer.json()["moves"]]
+        if stored[: len(self.acknowledged)] != self.acknowledged or (
+            len(stored) > len(self.acknowledged) and not self.against_computer
+        ):
+            self.report.mismatches.append(
+                f"game {self.game_id}: stored {len(stored)} moves, "
+                f"acknowledged {len(self.acknowledged)}"
+            )
+        else:
+            self.report.games_verified += 1
+
+
+async def _request(
+    client: httpx.AsyncClient, report: LoadReport, method: str, path: str, **sent: Any
+) -> httpx.Response | None:
+    """The answer, or None after counting the error (its status and words, or its kind)."""
+    try:
+        answer = await client.request(method, path, timeout=REQUEST_SECONDS, **sent)
+    except httpx.HTTPError as error:
+        report.errors[f"{method} {_route(path)}: {type(error).__name__}"] += 1
+        return None
+    if answer.status_code >= 400:
+        try:
+            detail = str(answer.json().get("detail", ""))[:80]
+        except ValueError:
+            detail = answer.text[:80]
+        report.errors[f"{method} {_route(path)}: {answer.status_code} {detail}"] += 1
+        return None
+    return answer
+
+
+def _cancel(tasks: list[asyncio.Task[None]]) -> None:
+    for task in tasks:
+        task.cancel()
+
+
+def _route(path: str) -> str:
+    parts = path.split("/")
+    return "/".join("{id}" if index == 3 else part for index, part in enumerate(parts))
+
+
+async def run_load(
+    url: str, plan: LoadPlan, on_move: Callable[[], None] = lambda: None,
+    report: LoadReport | None = None,
+) -> LoadReport:
+    """Play the plan against the arena at ``url`` and report, into ``report`` where given (so
+    that a load test stopped by Ctrl-C still has what it measured). ``plan.games`` games are
+    under way at once until the time is up: a game that ends makes room for a new one."""
+    report = report or LoadReport(plan)
+    url = url.rstrip("/")
+    limits = httpx.Limits(
+        max_connections=min(2 * plan.games, 200), max_keepalive_connections=200,
+        keepalive_expiry=KEEPALIVE_SECONDS,
+    )
+    played: list[_Game] = []
+    numbers = itertools.count()
+    report.started = time.monotonic()
+    deadline = report.started + plan.seconds
+
+    async def keep_playing(slot: int, client: httpx.AsyncClient) -> None:
+        while time.monotonic() < deadline:
+            game = _Game(next(numbers), slot < plan.computer, plan, report)
+            if not await game.create(client):
+                return
+            played.append(game)
+            watching: list[asyncio.Task[None]] = []
+            ready: list[asyncio.Event] = []
+            # (a game against the computer learns of its moves from its first spectator)
+            for index in range(max(plan.spectators, 1 if game.against_computer else 0)):
+                ready.append(asyncio.Event())
+                watching.append(asyncio.create_task(game.watch(url, index == 0, ready[-1])))
+            await asyncio.gather(*(event.wait() for event in ready))
+            await game.play(client, deadline, on_move)
+            # (the last updates reach the spectators, then they leave)
+            asyncio.get_running_loop().call_later(UPDATE_GRACE_SECONDS, _cancel, watching)
+
+    async with httpx.AsyncClient(base_url=url, limits=limits) as client:
+        await asyncio.gather(*(keep_playing(slot, client) for slot in range(plan.games)))
+        report.seconds = time.monotonic() - report.started
+        await asyncio.sleep(UPDATE_GRACE_SECONDS)
+        await asyncio.gather(*(game.verify(client) for game in played))
+    report.games_played = len(played)
+    return report

@@ -1,0 +1,67 @@
+"""``agon loadtest`` against a real arena: games between remote players and against the
+computer, with spectators, every stored game checked; bad arguments and an arena that does not
+answer are reported in words (docs/web.md, *Load*)."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from agon.cli import app
+from background import BackgroundServer
+from web_fixtures import UNLIMITED
+
+pytestmark = pytest.mark.xdist_group("web")
+runner = CliRunner()
+
+
+def test_a_load_test_plays_watches_and_checks_every_game(tmp_path: Path) -> None:
+    limits = replace(UNLIMITED, sockets_per_address=1000)
+    with BackgroundServer(tmp_path / "load.db", limits=limits) as server:
+        result = runner.invoke(app, [
+            "loadtest", server.url, "alak", "--size", "7", "--games", "3", "--computer", "1",
+            "--spectators", "2", "--seconds", "3", "--json",
+        ])
+    assert result.exit_code == 0, result.output
+    report = json.loads(result.stdout)
+    assert report["errors"] == {} and report["mismatches"] == []
+    assert report["games_played"] >= 3 and report["games_verified"] == report["games_played"]
+    assert report["moves"] == report["move_latency"]["count"] > 0
+    assert report["update_latency"]["count"] > 0  # (the spectators saw the moves)
+    assert report["computer_latency"]["count"] > 0  # (the computer replied)
+    assert report["interrupted"] is False
+
+
+def test_a_load_test_counts_what_the_arena_refuses(tmp_path: Path) -> None:
+    """Against an arena with the limits made for players, one client's games are refused
+    after the first few: each refusal is counted with the arena's words, no traceback."""
+    with BackgroundServer(tmp_path / "limited.db") as server:
+        result = runner.invoke(app, [
+            "loadtest", server.url, "alak", "--size", "5", "--games", "25", "--spectators", "0",
+            "--seconds", "1",
+        ])
+    assert result.exit_code == 1, result.output
+    assert "too many new games" in result.stdout and "Traceback" not in result.output
+
+
+@pytest.mark.parametrize(("arguments", "words"), [
+    (["ftp://arena", "alak"], "must start with http:// or https://"),
+    (["http://127.0.0.1:1", "alak", "--games", "0"], "--games must be 1 to"),
+    (["http://127.0.0.1:1", "alak", "--computer", "5", "--games", "2"], "--computer must be 0"),
+    (["http://127.0.0.1:1", "alak", "--seconds", "-1"], "--seconds must be above 0"),
+])
+def test_bad_load_test_arguments_are_refused_in_words(arguments: list[str], words: str) -> None:
+    result = runner.invoke(app, ["loadtest", *arguments])
+    assert result.exit_code == 2 and words in result.output, result.output
+
+
+def test_an_arena_that_does_not_answer_is_an_error_in_words() -> None:
+    result = runner.invoke(app, [
+        "loadtest", "http://127.0.0.1:1", "alak", "--games", "2", "--seconds", "1",
+    ])
+    assert result.exit_code == 1, result.output
+    assert "POST /api/games: ConnectError" in result.stdout and "Traceback" not in result.output
