@@ -8,3 +8,8 @@ for game in "alak --rules baljeu" "alternator"; do
     .venv/bin/agon match $game "$1" "$2" --games 100 --jobs 2 --seed 1 --json >> docs/ladder.jsonl 2>>/dev/null
   done
 done
+# Baselines Agon did not write: OpenSpiel's MCTSBot at equal simulations (needs agon[adapters];
+# 20 games a pairing, one process: about half an hour on two cores).
+for game in "alternator --size 6x6" "alak --size 11"; do
+  .venv/bin/agon match $game mcts:1000 openspiel-mcts:1000 --games 20 --seed 7 --json >> docs/ladder.jsonl 2>>/dev/null
+done

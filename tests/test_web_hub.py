@@ -82,6 +82,8 @@ def test_a_slow_watcher_gets_the_newest_update_and_slows_no_one() -> None:
             announce(hub, revision)  # (returns at once: a broadcast waits for no one)
             await until(lambda: fast.sent[-1:] == [hub.announced("g")], "the fast one served")
         await until(lambda: slow.sent[-1:] == [4], "the slow one served")
+        for watcher in (slow, fast):
+            hub.leave("g", watcher)  # type: ignore[arg-type]
         return slow.sent, fast.sent
 
     slow, fast = asyncio.run(scenario())
@@ -101,6 +103,7 @@ def test_a_stuck_watcher_is_dropped_and_closed(monkeypatch: pytest.MonkeyPatch) 
         await until(lambda: hub.watchers("g") == 1, "the stuck watcher dropped")
         announce(hub, 2)
         await until(lambda: fine.sent == [1, 2], "the other served")
+        hub.leave("g", fine)  # type: ignore[arg-type]
         return stuck, fine, hub
 
     stuck, _, _ = asyncio.run(scenario())

@@ -284,12 +284,13 @@ class GuardedHttp(HttpToolsProtocol):
         self._head_timer: asyncio.TimerHandle | None = None
         self._awaiting_head = False
         self._counted: str | None = None
+        self._closing = False
+        """Answered and closing: what the client still sends is read and dropped."""
         address = self.client[0] if self.client else None
         if address is not None and not self._is_trusted(address):
             if self.open_by_address[address] >= self.per_address:
                 refusal = f"too many connections from your address: at most {self.per_address}"
-                transport.write(_closing_answer(503, "Service Unavailable", refusal))
-                transport.close()
+                self._answer_and_close(_closing_answer(503, "Service Unavailable", refusal))
                 return
             self.open_by_address[address] += 1
             self._counted = address
@@ -297,6 +298,8 @@ class GuardedHttp(HttpToolsProtocol):
         self._start_head_timer()
 
     def data_received(self, data: bytes) -> None:
+        if self._closing:
+            return
         if self._awaiting_head and self._head_timer is None:
             self._start_head_timer()
         super().data_received(data)
@@ -349,8 +352,23 @@ class GuardedHttp(HttpToolsProtocol):
         if self.transport.is_closing() or busy:
             return
         refusal = "the request's head took too long to come"
-        self.transport.write(_closing_answer(408, "Request Timeout", refusal))
-        self.transport.close()
+        self._answer_and_close(_closing_answer(408, "Request Timeout", refusal))
+
+    def _answer_and_close(self, answer: bytes) -> None:
+        """Send ``answer``, end the sending side, and close a moment later, reading and
+        dropping what the client still sends meanwhile: a connection closed with unread data
+        is reset by the system, and the client may then lose the answer."""
+        self._closing = True
+        self._awaiting_head = False
+        self._stop_head_timer()
+        self.transport.write(answer)
+        if self.transport.can_write_eof():
+            self.transport.write_eof()
+        self.loop.call_later(LINGER_SECONDS, self.transport.close)
+
+
+LINGER_SECONDS = 2.0
+"""How long a connection answered with a refusal is kept, its input dropped, before it closes."""
 
 
 def _closing_answer(status: int, phrase: str, detail: str) -> bytes:

@@ -52,15 +52,16 @@ class _Outbox:
             text, self._waiting = self._waiting, None
             if text is None:
                 continue
+            # (asyncio.timeout, not wait_for: Python 3.11's wait_for can swallow a
+            # cancellation that comes as the send ends, and the sender then never ends)
             try:
-                await asyncio.wait_for(self.socket.send_text(text), timeout=SEND_SECONDS)
+                async with asyncio.timeout(SEND_SECONDS):
+                    await self.socket.send_text(text)
             except Exception:  # (too slow, or gone: either way, dropped)
                 hub.leave(game_id, self.socket)
                 with contextlib.suppress(Exception):
-                    await asyncio.wait_for(
-                        self.socket.close(code=TOO_SLOW, reason="too slow: reconnect"),
-                        timeout=CLOSE_SECONDS,
-                    )
+                    async with asyncio.timeout(CLOSE_SECONDS):
+                        await self.socket.close(code=TOO_SLOW, reason="too slow: reconnect")
                 return
 
 

@@ -195,10 +195,10 @@ class _Game:
         waited_from = self.answered_at or time.monotonic()
         async with self.updated:
             try:
-                await asyncio.wait_for(
-                    self.updated.wait_for(lambda: self.seen_revision > self.revision),
-                    timeout=max(1.0, min(REQUEST_SECONDS, deadline - time.monotonic() + 5)),
-                )
+                async with asyncio.timeout(
+                    max(1.0, min(REQUEST_SECONDS, deadline - time.monotonic() + 5))
+                ):
+                    await self.updated.wait_for(lambda: self.seen_revision > self.revision)
             except TimeoutError:
                 self.report.errors["the computer's move did not come"] += 1
                 return False
