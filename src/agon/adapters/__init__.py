@@ -58,9 +58,12 @@ def observation_planes(state: State) -> Planes:
 
 def outcome(state: State) -> float:
     """Black's result: +1 win, −1 loss, 0 draw or game not over (White's is the opposite)."""
-    if not state.is_over:
-        return 0.0
-    return float(np.sign(state.margin))
+    return result_of(state.margin) if state.is_over else 0.0
+
+
+def result_of(final_margin: float) -> float:
+    """Black's result (+1 win, −1 loss, 0 draw) of a game that ended with this margin."""
+    return float(np.sign(final_margin))
 
 
 def max_game_length(game: Game) -> int:

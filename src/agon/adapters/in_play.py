@@ -20,6 +20,7 @@ from typing import Any
 
 import numpy as np
 
+from agon.adapters import result_of
 from agon.core.errors import IllegalMove
 from agon.core.fast import Array, FastTwin
 from agon.core.game import Game, State
@@ -57,6 +58,11 @@ class GameInPlay(ABC):
     @abstractmethod
     def margin(self) -> float:
         """Black's points minus White's, komi included (final once the game is over)."""
+
+    @property
+    def outcome(self) -> float:
+        """Black's result: +1 win, −1 loss, 0 draw or game not over (White's is the opposite)."""
+        return result_of(self.margin) if self.to_move < 0 else 0.0
 
     @abstractmethod
     def position(self) -> str:

@@ -130,9 +130,7 @@ class AgonState(pyspiel.State):  # type: ignore[misc]
         return self._played.to_move < 0
 
     def returns(self) -> list[float]:
-        if self._played.to_move >= 0:
-            return [0.0, 0.0]
-        black = float(np.sign(self._played.margin))
+        black = self._played.outcome
         return [black, -black]
 
     def margin(self) -> float:

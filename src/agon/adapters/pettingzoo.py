@@ -116,7 +116,7 @@ class AgonEnv(AECEnv[str, Observation, int | np.integer[Any]]):  # type: ignore[
         self._cumulative_rewards[agent] = 0.0
         self._clear_rewards()
         if self._played.to_move < 0:
-            black = float(np.sign(self._played.margin))
+            black = self._played.outcome
             self.rewards = {"black": black, "white": -black}
             self.terminations = dict.fromkeys(self.agents, True)
             self.agent_selection = AGENTS[Player[agent.upper()].other]
