@@ -36,6 +36,7 @@ class Watcher:
         self.sent.append(json.loads(text)["revision"])
 
     async def close(self, code: int, reason: str) -> None:
+        await asyncio.sleep(0)  # (a real close waits for the socket)
         self.closed = code
 
 

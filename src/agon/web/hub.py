@@ -43,7 +43,9 @@ class _Outbox:
         self._ready.set()
 
     def close(self) -> None:
-        self._task.cancel()
+        """Stop sending (from the sender itself, which is dropping its watcher, nothing to do)."""
+        if asyncio.current_task() is not self._task:
+            self._task.cancel()
 
     async def _send_updates(self, hub: Hub, game_id: str) -> None:
         while True:
