@@ -24,7 +24,7 @@ def test_a_load_test_plays_watches_and_checks_every_game(tmp_path: Path) -> None
     with BackgroundServer(tmp_path / "load.db", limits=limits) as server:
         result = runner.invoke(app, [
             "loadtest", server.url, "alak", "--size", "7", "--games", "3", "--computer", "1",
-            "--spectators", "2", "--seconds", "3", "--json",
+            "--spectators", "2", "--crowd", "5", "--seconds", "3", "--json",
         ])
     assert result.exit_code == 0, result.output
     report = json.loads(result.stdout)
@@ -33,6 +33,8 @@ def test_a_load_test_plays_watches_and_checks_every_game(tmp_path: Path) -> None
     assert report["moves"] == report["move_latency"]["count"] > 0
     assert report["update_latency"]["count"] > 0  # (the spectators saw the moves)
     assert report["computer_latency"]["count"] > 0  # (the computer replied)
+    # (the crowd watches the first slot's games: the others' moves are timed apart)
+    assert 0 < report["other_games_move_latency"]["count"] < report["moves"]
     assert report["interrupted"] is False
 
 

@@ -46,6 +46,13 @@ def loadtest(
     level: Annotated[str, typer.Option(help="The computer's level in those games.")] = "beginner",
     moves_per_game: Annotated[int, typer.Option(help="At most this many moves a game.")] = 1000,
     seed: Annotated[int, typer.Option(help="Seed of the players' random moves.")] = 1,
+    crowd: Annotated[
+        int,
+        typer.Option(
+            help="More spectators of one game (the first's, then the next in its place); the "
+            "other games' moves are then timed apart."
+        ),
+    ] = 0,
     as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
 ) -> None:
     """Play many games against a running arena over HTTP and WebSockets, as remote players and
@@ -61,11 +68,14 @@ def loadtest(
     check_count(spectators, "--spectators", 0, MAX_SPECTATORS)
     check_count(computer, "--computer", 0, games)
     check_count(moves_per_game, "--moves-per-game", 1, 1_000_000)
+    check_count(crowd, "--crowd", 0, MAX_SPECTATORS)
     if not 0 < seconds <= MAX_SECONDS:
         fail(f"--seconds must be above 0 and at most {MAX_SECONDS:g}, not {seconds:g}")
     if not url.startswith(("http://", "https://")):
         fail(f"the arena's URL must start with http:// or https://, not {url!r}")
-    plan = LoadPlan(game, games, seconds, spectators, computer, level, moves_per_game, seed)
+    plan = LoadPlan(
+        game, games, seconds, spectators, computer, level, moves_per_game, seed, crowd
+    )
     progress = Progress(
         TextColumn("{task.description}"), TimeElapsedColumn(),
         console=Console(stderr=True), transient=True,
@@ -99,12 +109,15 @@ def _text(figures: dict[str, Any]) -> str:
     lines = [
         f"{figures['game']}: {figures['games_at_once']} games at once "
         f"({figures['computer_games_at_once']} against the computer), "
-        f"{figures['spectators_per_game']} spectators each; {figures['games_played']} played",
+        f"{figures['spectators_per_game']} spectators each"
+        + (f" and a crowd of {figures['crowd']} on one" if figures["crowd"] else "")
+        + f"; {figures['games_played']} played",
         f"{figures['moves']:,} moves in {figures['seconds']:.1f} s: "
         f"{figures['moves_per_second']:,.1f} moves a second",
     ]
     for key, label in (
         ("move_latency", "a move's answer"),
+        ("other_games_move_latency", "a move's answer in the games the crowd does not watch"),
         ("update_latency", "an update reaching a spectator"),
         ("computer_latency", "the computer's reply"),
     ):

@@ -54,6 +54,9 @@ class LoadPlan:
     level: str = "beginner"
     moves_per_game: int = 1000
     seed: int = 1
+    crowd: int = 0
+    """More spectators of one board, the first slot's game (a featured game a whole school
+    watches); the other games' moves are then timed apart."""
 
 
 @dataclass
@@ -66,6 +69,8 @@ class LoadReport:
     seconds: float = 0.0
     moves: int = 0
     move_latencies: list[float] = field(default_factory=list)
+    other_move_latencies: list[float] = field(default_factory=list)
+    """With a crowd: the moves of the games the crowd does not watch."""
     update_latencies: list[float] = field(default_factory=list)
     computer_latencies: list[float] = field(default_factory=list)
     errors: Counter[str] = field(default_factory=Counter)
@@ -94,6 +99,8 @@ class LoadReport:
             "moves": self.moves,
             "moves_per_second": round(self.moves / self.seconds, 1) if self.seconds else 0.0,
             "move_latency": _percentiles(self.move_latencies),
+            "crowd": plan.crowd,
+            "other_games_move_latency": _percentiles(self.other_move_latencies),
             "update_latency": _percentiles(self.update_latencies),
             "computer_latency": _percentiles(self.computer_latencies),
             "errors": dict(self.errors),
@@ -120,10 +127,12 @@ class _Game:
     revision was asked for (to time its update)."""
 
     def __init__(
-        self, number: int, against_computer: bool, plan: LoadPlan, report: LoadReport
+        self, number: int, slot: int, plan: LoadPlan, report: LoadReport
     ) -> None:
         self.number, self.plan, self.report = number, plan, report
-        self.against_computer = against_computer
+        self.against_computer = slot < plan.computer
+        self.featured = slot == 0
+        """Watched by the crowd too."""
         self.state = plan.game.new_state()
         self.random = random.Random(plan.seed * 1_000_003 + number)
         self.game_id = ""
@@ -183,6 +192,8 @@ class _Game:
                 return
             answered = time.monotonic()
             report.move_latencies.append(answered - asked)
+            if self.plan.crowd and not self.featured:
+                report.other_move_latencies.append(answered - asked)
             report.moves += 1
             on_move()
             self.state.play(move)
@@ -303,14 +314,15 @@ async def run_load(
 
     async def keep_playing(slot: int, client: httpx.AsyncClient) -> None:
         while time.monotonic() < deadline:
-            game = _Game(next(numbers), slot < plan.computer, plan, report)
+            game = _Game(next(numbers), slot, plan, report)
             if not await game.create(client):
                 return
             played.append(game)
             watching: list[asyncio.Task[None]] = []
             ready: list[asyncio.Event] = []
             # (a game against the computer learns of its moves from its first spectator)
-            for index in range(max(plan.spectators, 1 if game.against_computer else 0)):
+            spectators = max(plan.spectators, 1 if game.against_computer else 0)
+            for index in range(spectators + (plan.crowd if game.featured else 0)):
                 ready.append(asyncio.Event())
                 watching.append(asyncio.create_task(game.watch(url, index == 0, ready[-1])))
             await asyncio.gather(*(event.wait() for event in ready))
