@@ -18,8 +18,6 @@ import functools
 from abc import ABC, abstractmethod
 from typing import Any
 
-import numpy as np
-
 from agon.adapters import result_of
 from agon.core.errors import IllegalMove
 from agon.core.fast import Array, FastTwin
@@ -113,7 +111,7 @@ class _Variant:
         self.twin = twin
         self.params = twin.params
         # (the kernels a move calls, looked up once)
-        self.legal_moves, self.play = twin.legal_moves, twin.play
+        self.play = twin.play
         self.to_move, self.margin = twin.to_move, twin.margin
         self.start = start
         """The variant's starting position (never played on)."""
@@ -148,10 +146,7 @@ class TwinGameInPlay(GameInPlay):
         return self._to_move
 
     def _find_legal_moves(self) -> list[int]:
-        variant = self._variant
-        found = np.empty(variant.twin.num_actions, dtype=np.int64)
-        count = variant.legal_moves(variant.params, self._array, found)
-        return found[:count].tolist()  # type: ignore[no-any-return]
+        return self._variant.twin.legal_list(self._array)
 
     def play(self, move: int) -> None:
         if move not in self.legal_moves():

@@ -223,5 +223,5 @@ class FastTwin:
     def legal_list(self, state: Array) -> list[int]:
         """Legal moves as a Python list (convenience for tests and interfaces)."""
         out = np.empty(self.num_actions, dtype=np.int64)
-        count = self.legal_moves(self.params, state, out)
-        return [int(m) for m in out[:count]]
+        count = self.kernels["legal_moves"](self.params, state, out)  # (not via __getattr__: slow)
+        return out[:count].tolist()  # type: ignore[no-any-return]
