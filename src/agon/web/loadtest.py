@@ -177,7 +177,7 @@ class _Game:
         ):
             mover = COLOURS[int(self.state.to_move)]  # type: ignore[arg-type]
             if mover not in self.tokens:  # (the computer's turn)
-                if not await self._await_computer(deadline):
+                if not await self._await_computer():
                     return
                 continue
             move = self.random.choice(self.state.legal_moves())
@@ -201,14 +201,13 @@ class _Game:
             self.revision = answer.json()["revision"]
             self.answered_at = answered
 
-    async def _await_computer(self, deadline: float) -> bool:
-        """Wait for the update with the computer's move (seen by the first spectator)."""
+    async def _await_computer(self) -> bool:
+        """Wait for the update with the computer's move (seen by the first spectator), as long
+        as for any answer: a game's last reply may come after the time is up."""
         waited_from = self.answered_at or time.monotonic()
         async with self.updated:
             try:
-                async with asyncio.timeout(
-                    max(1.0, min(REQUEST_SECONDS, deadline - time.monotonic() + 5))
-                ):
+                async with asyncio.timeout(REQUEST_SECONDS):
                     await self.updated.wait_for(lambda: self.seen_revision > self.revision)
             except TimeoutError:
                 self.report.errors["the computer's move did not come"] += 1
