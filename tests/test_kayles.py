@@ -187,3 +187,19 @@ def test_the_strongest_agent_keeps_the_win_in_a_game_without_a_twin(spec: str) -
         move = make_agent(spec, game, seed=0).choose(state)
         state.play(move)
         assert solver.margin(state) == 1, f"{spec} gave the win away: {game.format_move(move)}"
+
+
+def test_openspiel_mcts_plays_a_game_without_a_twin() -> None:
+    """OpenSpiel's MCTSBot (``openspiel-mcts``) through the adapter on the reference rules:
+    with enough simulations it proves Kayles' first-player win and keeps it."""
+    pytest.importorskip("pyspiel")
+    from agon.search.registry import make_agent
+    from agon.solve.solver import Solver
+
+    with registered(PLUGIN):
+        game = make_game("kayles", {"pins": 7})
+        state = game.new_state()
+        analysis = make_agent("openspiel-mcts:3000", game, seed=1).analyse(state)
+        assert analysis.proven and analysis.win_rate == 1.0
+        state.play(analysis.best_move)
+        assert Solver(game).margin(state) == 1, game.format_move(analysis.best_move)
