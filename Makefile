@@ -6,7 +6,7 @@ VENV ?= .venv
 BIN := $(VENV)/bin
 export PYTHON VENV
 
-.PHONY: run test test-all lint install browser clean
+.PHONY: run test test-all lint install browser postgres clean
 
 $(BIN)/python:
 	tools/system-packages venv
@@ -38,13 +38,17 @@ lint: install
 browser: install
 	tools/system-packages browser
 
+# a PostgreSQL server's programs: each test process starts a throw-away one (tests/conftest.py)
+postgres:
+	tools/system-packages postgres
+
 # `make test`: every check and every test but the slow ones (the kill, signal, property and
 # real-solve tests); `make test-all` (CI: .ci/run) runs those too.
 TESTS ?= quick
 PYTEST_SELECTION_quick := -m "not slow"
 PYTEST_SELECTION_all :=
 
-test: lint browser
+test: lint browser postgres
 	$(BIN)/python -m pytest -n 2 --dist loadgroup $(PYTEST_SELECTION_$(TESTS))
 
 test-all:

@@ -1,5 +1,5 @@
 """What every test shares: games that `agon play` saves go to a temporary folder, never the
-home folder of whoever runs the tests."""
+home folder of whoever runs the tests; a headless browser; a throw-away PostgreSQL server."""
 
 from __future__ import annotations
 
@@ -57,3 +57,44 @@ def context(browser: Any) -> Iterator[Any]:
 @pytest.fixture
 def page(context: Any) -> Any:
     return context.new_page()
+
+
+@pytest.fixture(scope="session")
+def postgres_server() -> Iterator[Any]:
+    """A throw-away PostgreSQL server of this test process's own (each pytest-xdist worker
+    starts one): a started ``postgres_cluster.ThrowawayPostgres``. With no PostgreSQL on the
+    machine, each test that needs it fails (`make test` installs it)."""
+    from postgres_cluster import PostgresNotFound, ThrowawayPostgres
+
+    missing: str | None = None
+    try:
+        cluster = ThrowawayPostgres()
+    except PostgresNotFound as error:
+        missing = str(error)
+    if missing is not None:  # (raised outside the except: one message, not two)
+        pytest.fail(missing, pytrace=False)
+    cluster.start()
+    yield cluster
+    cluster.stop()
+
+
+@pytest.fixture
+def postgres_url(postgres_server: Any) -> Iterator[str]:
+    """The URL (``postgresql://agon@127.0.0.1:PORT/NAME``) of a new empty database for the
+    test alone, on :func:`postgres_server`; dropped after the test."""
+    url: str = postgres_server.create_database()
+    yield url
+    postgres_server.drop_database(url)
+
+
+@pytest.fixture
+def web_db(tmp_path: Path) -> Path:
+    """The arena's SQLite file for a test."""
+    return tmp_path / "arena.db"
+
+
+@pytest.fixture
+def arena_url(web_db: Path) -> str:
+    """The test's arena database (``web_fixtures.make_client``): an SQLite file here; a module
+    whose tests run on PostgreSQL too overrides it with ``web_fixtures.both_databases``."""
+    return str(web_db)

@@ -14,9 +14,9 @@ from typer.testing import CliRunner, Result
 from agon.cli import app
 from agon.core.records import GameRecord
 from agon.games import make_game, names, plugin
-from web_fixtures import Seat, TestClient, client, make_client, replayed, start_game, web_db
+from web_fixtures import Seat, TestClient, client, make_client, replayed, start_game
 
-__all__ = ["client", "make_client", "web_db"]  # fixtures used by name
+__all__ = ["client", "make_client"]  # fixtures used by name
 
 runner = CliRunner()
 

@@ -24,9 +24,9 @@ from agon.conformance import registered
 from agon.core.errors import AgonError
 from agon.games import make_game
 from kayles import PLUGIN, Kayles
-from web_fixtures import TestClient, client, make_client, replayed, start_game, web_db
+from web_fixtures import TestClient, client, make_client, replayed, start_game
 
-__all__ = ["client", "make_client", "web_db"]  # fixtures used by name
+__all__ = ["client", "make_client"]  # fixtures used by name
 
 TESTS = Path(__file__).parent
 LAUNCHER = (

@@ -20,10 +20,22 @@ from agon.web import seats as seats_module
 from agon.web import thinking as thinking_module
 from agon.web.app import create_app
 from agon.web.config import database_url, default_db_path
-from agon.web.store import Outcome, StaleGame, Store
-from web_fixtures import Seat, TestClient, client, make_client, replayed, start_game, web_db
+from agon.web.store import Base, Outcome, StaleGame, Store
+from web_fixtures import (
+    DATABASES,
+    Seat,
+    TestClient,
+    both_databases,
+    client,
+    make_client,
+    receive_within,
+    replayed,
+    start_game,
+)
 
-__all__ = ["client", "make_client", "web_db"]  # fixtures used by name
+__all__ = ["client", "make_client"]  # fixtures used by name
+arena_url = pytest.fixture(params=DATABASES)(both_databases)
+"""Every test here runs on SQLite and on PostgreSQL."""
 
 GAME_KINDS = [
     ("alternator", {"width": 3, "height": 2}),
@@ -240,14 +252,14 @@ def test_exported_record_loads_and_replays(client: TestClient, tmp_path: Path) -
 # --- persistence -------------------------------------------------------------------------------
 
 
-def test_games_survive_a_restart(web_db: Path) -> None:
-    with TestClient(create_app(str(web_db), executor="thread")) as first:
+def test_games_survive_a_restart(arena_url: str) -> None:
+    with TestClient(create_app(arena_url, executor="thread")) as first:
         seat, created = start_game(first, game="alternator", options={"width": 3, "height": 2},
                                    opponent="friend", colour="black")
         seat.move("a1-b1")
         over, _ = start_game(first, game="alak", options={"size": 5}, opponent="local")
         over.post("/resign")
-    with TestClient(create_app(str(web_db), executor="thread")) as second:
+    with TestClient(create_app(arena_url, executor="thread")) as second:
         again = Seat(second, seat.game_id, seat.token)
         view = again.view()
         assert [m["text"] for m in view["moves"]] == ["a1-b1"]
@@ -258,26 +270,32 @@ def test_games_survive_a_restart(web_db: Path) -> None:
         assert resigned["status"] == "over" and resigned["result"] == "W+R"
 
 
-def test_a_computer_turn_cut_off_by_a_restart_is_played_after_it(web_db: Path) -> None:
-    store = Store(database_url(str(web_db)))
+def test_a_computer_turn_cut_off_by_a_restart_is_played_after_it(arena_url: str) -> None:
+    store = Store(database_url(arena_url))
     store.create(game_id="cutoff", game="alak", options={"size": 5}, mode="computer",
                  seats={"black": {"agent": "random", "level": "beginner"},
-                        "white": {"token": "tok"}}, host="white")
+                        "white": {"token": "tok"}}, host="white", computer_first=True)
     store.close()
-    with TestClient(create_app(str(web_db), executor="thread")) as restarted:
+    with TestClient(create_app(arena_url, executor="thread")) as restarted:
         view = Seat(restarted, "cutoff", "tok").wait_for_turn()
         assert len(view["moves"]) == 1 and view["to_move"] == "white"
 
 
-def test_the_database_keeps_no_seat_token(client: TestClient, web_db: Path) -> None:
+def test_the_database_keeps_no_seat_token(
+    client: TestClient, arena_url: str, web_db: Path
+) -> None:
     host, created = start_game(client, game="alak", options={"size": 5}, opponent="friend")
     invite = created["invite_token"]
-    store = Store(database_url(str(web_db)))
+    store = Store(database_url(arena_url))
     stored = store.load(host.game_id)
+    with store.engine.connect() as connection:
+        rows = [connection.execute(table.select()).all() for table in Base.metadata.sorted_tables]
     store.close()
     assert stored is not None
     assert all(kept and kept.startswith(seats_module.HASHED) for kept in stored.tokens.values())
-    contents = b"".join(path.read_bytes() for path in web_db.parent.glob(web_db.name + "*"))
+    contents = str(rows).encode()
+    if arena_url == str(web_db):  # (and nowhere in SQLite's files, its log included)
+        contents += b"".join(path.read_bytes() for path in web_db.parent.glob(web_db.name + "*"))
     assert host.token and host.token.encode() not in contents and invite.encode() not in contents
     # the host's page can still show the friend's link; each token holds only its own seat
     assert host.view()["invite_token"] == invite
@@ -289,21 +307,21 @@ def test_the_database_keeps_no_seat_token(client: TestClient, web_db: Path) -> N
     assert Seat(client, host.game_id, wrong).view()["you"] == []
 
 
-def test_games_stored_before_tokens_were_hashed_keep_their_seats(web_db: Path) -> None:
-    store = Store(database_url(str(web_db)))
+def test_games_stored_before_tokens_were_hashed_keep_their_seats(arena_url: str) -> None:
+    store = Store(database_url(arena_url))
     store.create(game_id="older", game="alak", options={"size": 5}, mode="friend",
                  seats={"black": {"token": "host-token"}, "white": {"token": "guest-token"}},
                  host="black")
     store.close()
-    with TestClient(create_app(str(web_db), executor="thread", warm=False)) as client:
+    with TestClient(create_app(arena_url, executor="thread", warm=False)) as client:
         host_view = Seat(client, "older", "host-token").view()
         assert host_view["you"] == ["black"] and host_view["invite_token"] == "guest-token"
         assert Seat(client, "older", "guest-token").view()["you"] == ["white"]
         assert Seat(client, "older", "guest").view()["you"] == []
 
 
-def test_a_stale_revision_cannot_store_a_second_move(web_db: Path) -> None:
-    store = Store(database_url(str(web_db)))
+def test_a_stale_revision_cannot_store_a_second_move(arena_url: str) -> None:
+    store = Store(database_url(arena_url))
     stored = store.create(game_id="race", game="alak", options={"size": 5}, mode="local",
                           seats={"black": {"token": "t"}, "white": {"token": "t"}}, host=None)
     store.append_move("race", stored.revision, 1, "1", Outcome())
@@ -314,10 +332,10 @@ def test_a_stale_revision_cannot_store_a_second_move(web_db: Path) -> None:
     store.close()
 
 
-def test_a_game_is_read_as_one_moment_while_moves_are_stored(web_db: Path) -> None:
+def test_a_game_is_read_as_one_moment_while_moves_are_stored(arena_url: str) -> None:
     """Each read sees a game's row and its moves as they were together: never a move whose
     revision (and so whose outcome) is not yet there. Reads race a writer for many moves."""
-    store = Store(database_url(str(web_db)))
+    store = Store(database_url(arena_url))
     stored = store.create(game_id="moment", game="alak", options={"size": 5}, mode="local",
                           seats={"black": {"token": "t"}, "white": {"token": "t"}}, host=None)
     plies = 400
@@ -368,16 +386,6 @@ def test_moves_reach_watchers_over_websocket(client: TestClient) -> None:
         assert [m["text"] for m in update["view"]["moves"]] == ["2"]
         guest.move("4")
         assert [m["text"] for m in socket.receive_json()["view"]["moves"]] == ["2", "4"]
-
-
-def receive_within(socket: Any, seconds: float) -> Any:
-    """The socket's next JSON message; fails (rather than hangs) if none comes in time."""
-    received: list[Any] = []
-    reader = threading.Thread(target=lambda: received.append(socket.receive_json()), daemon=True)
-    reader.start()
-    reader.join(seconds)
-    assert received, f"no message within {seconds} s"
-    return received[0]
 
 
 def test_moves_made_by_another_server_process_reach_watchers(

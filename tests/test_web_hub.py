@@ -14,7 +14,7 @@ import pytest
 import agon.web.arena as arena_module
 import agon.web.hub as hub_module
 from agon.web.hub import TOO_SLOW, Hub
-from web_fixtures import TestClient, client, make_client, start_game, web_db  # noqa: F401
+from web_fixtures import TestClient, client, make_client, start_game  # noqa: F401
 
 DEADLINE = 30.0
 """Seconds a test waits for what must happen (the machine may be busy)."""

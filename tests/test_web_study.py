@@ -27,10 +27,9 @@ from web_fixtures import (
     make_client,
     replayed,
     start_game,
-    web_db,
 )
 
-__all__ = ["client", "make_client", "web_db"]  # fixtures used by name
+__all__ = ["client", "make_client"]  # fixtures used by name
 
 SMALL = {"game": "alak", "options": {"size": 5}}
 """Solved in a fraction of a second: Black wins by 2 (2 and 4 are the best first moves)."""

@@ -6,6 +6,7 @@ import os
 import signal
 import subprocess
 import sys
+import threading
 import time
 import warnings
 from collections.abc import Callable, Iterator
@@ -64,6 +65,16 @@ class Seat:
             time.sleep(0.02)
 
 
+def receive_within(socket: Any, seconds: float) -> Any:
+    """The socket's next JSON message; fails (rather than hangs) if none comes in time."""
+    received: list[Any] = []
+    reader = threading.Thread(target=lambda: received.append(socket.receive_json()), daemon=True)
+    reader.start()
+    reader.join(seconds)
+    assert received, f"no message within {seconds} s"
+    return received[0]
+
+
 def start_game(client: TestClient, **body: Any) -> tuple[Seat, dict[str, Any]]:
     answer = client.post("/api/games", json=body)
     assert answer.status_code == 201, answer.text
@@ -87,19 +98,25 @@ UNLIMITED = ArenaLimits(
 limits themselves)."""
 
 
-@pytest.fixture
-def web_db(tmp_path: Path) -> Path:
-    return tmp_path / "arena.db"
+def both_databases(request: pytest.FixtureRequest, web_db: Path) -> str:
+    """``arena_url`` of a module whose tests run on each database the arena serves from:
+    ``@pytest.fixture(params=DATABASES)`` over this."""
+    if request.param == "sqlite":
+        return str(web_db)
+    return str(request.getfixturevalue("postgres_url"))
+
+
+DATABASES = ["sqlite", "postgresql"]
 
 
 @pytest.fixture
-def make_client(web_db: Path) -> Iterator[Callable[..., TestClient]]:
+def make_client(arena_url: str) -> Iterator[Callable[..., TestClient]]:
     """Opens TestClients on the test's database (a second one simulates a server restart)."""
     clients: list[TestClient] = []
 
     def opener(executor: str = "thread") -> TestClient:
         client = TestClient(
-            create_app(str(web_db), workers=1, executor=executor, warm=False, limits=UNLIMITED)
+            create_app(arena_url, workers=1, executor=executor, warm=False, limits=UNLIMITED)
         )
         client.__enter__()
         clients.append(client)
@@ -119,7 +136,7 @@ class ArenaProcess:
     """``agon serve`` in a process of its own, to be killed (SIGKILL, like a crash) and started
     again on the same port and database."""
 
-    def __init__(self, database: Path) -> None:
+    def __init__(self, database: Path | str) -> None:
         self.database = database
         self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}"

@@ -10,10 +10,56 @@ import typer
 from agon.cli.common import fail
 from agon.core.errors import AgonError
 
+DATABASE_HELP = (
+    "Database: an SQLAlchemy URL (sqlite:///path.db, postgresql://user@host/db) or an SQLite "
+    "file path. Default: $AGON_DB, else ~/.local/share/agon/agon.db."
+)
+
 
 def register(app: typer.Typer) -> None:
     """Add this module's commands to the app."""
     app.command("serve")(serve)
+    database = typer.Typer(
+        help="The arena's database: its schema.", no_args_is_help=True, add_completion=False
+    )
+    database.command("upgrade")(upgrade)
+    app.add_typer(database, name="db")
+
+
+def database_error(error: Exception) -> str:
+    """What the database's driver said, without SQLAlchemy's wrapping and link."""
+    said = getattr(error, "orig", None) or error
+    return f"{said.__class__.__name__}: {str(said).strip()}"
+
+
+def upgrade(
+    database: Annotated[
+        str | None,
+        typer.Option("--database", "--db", help=DATABASE_HELP, show_default=False),
+    ] = None,
+) -> None:
+    """Bring the arena's database to the newest schema (made if empty; every `agon serve`
+    does this too as it starts). Safe to run while servers run, and from many hosts at once."""
+    from sqlalchemy.exc import SQLAlchemyError
+
+    from agon.web.config import database_url
+    from agon.web.store import Store
+
+    try:
+        url = database_url(database)
+    except AgonError as error:
+        fail(str(error))
+    shown = url.render_as_string()  # the password, if any, is hidden
+    try:
+        store = Store(url)
+    except SQLAlchemyError as error:
+        fail(f"cannot upgrade the database {shown}: {database_error(error)}")
+    store.close()
+    before, after = store.schema
+    if before == after:
+        typer.echo(f"{shown}: already at the newest schema ({after})")
+    else:
+        typer.echo(f"{shown}: schema {before or 'none (empty)'} → {after}")
 
 
 def serve(
@@ -21,11 +67,7 @@ def serve(
     port: Annotated[int, typer.Option(help="Port to listen on.", min=1, max=65535)] = 8000,
     db: Annotated[
         str | None,
-        typer.Option(
-            help="Database: an SQLAlchemy URL (sqlite:///path.db, postgresql://user@host/db) or "
-            "an SQLite file path. Default: $AGON_DB, else ~/.local/share/agon/agon.db.",
-            show_default=False,
-        ),
+        typer.Option("--database", "--db", help=DATABASE_HELP, show_default=False),
     ] = None,
     workers: Annotated[
         int, typer.Option(help="Processes that think for the computer.", min=1, max=32)
@@ -121,7 +163,7 @@ def serve(
     try:
         app = create_app(url, workers=workers, limits=limits, engine_levels=engine_levels)
     except SQLAlchemyError as error:
-        fail(f"cannot open the database {shown}: {error.__class__.__name__}: {error}")
+        fail(f"cannot open the database {shown}: {database_error(error)}")
     typer.echo(f"Agon arena on http://{host}:{port}/  (database: {shown})")
     for level in engine_levels:
         games = ", ".join(level.games) if level.games is not None else "every game"

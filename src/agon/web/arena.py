@@ -20,10 +20,11 @@ from datetime import UTC, datetime, timedelta
 from typing import Any, Literal
 
 from agon.core.errors import quoted
-from agon.core.game import Move, State
+from agon.core.game import Game, Move, State
 from agon.core.records import MAX_REASON_LENGTH, GameRecord
 from agon.games import make_game
 from agon.web import analysts, views
+from agon.web.changes import Listener
 from agon.web.config import ArenaLimits
 from agon.web.engines import EngineLevel, EngineSeats, level_key_of
 from agon.web.errors import ArenaError, Conflict, Forbidden, NotFound
@@ -42,7 +43,7 @@ from agon.web.seats import (
     undo_keeps,
     undo_refusal,
 )
-from agon.web.store import Outcome, StaleGame, Store, StoredGame
+from agon.web.store import Outcome, StaleGame, Store, StoredGame, TurnClaim
 from agon.web.study import MAX_STUDY_MOVES, Line, Study
 from agon.web.thinking import Computer, SideWork
 
@@ -52,7 +53,10 @@ Mode = Literal["computer", "local", "friend"]
 HINT_SECONDS = 1.0
 """How long the analyst looks for a hint."""
 REFRESH_SECONDS = 2.0
-"""How often a watched game is read again, for the changes other server processes make."""
+"""How often a watched game is read again, for the changes other server processes make, on a
+database that does not announce them (SQLite)."""
+KEPT_OWN_CHANGES = 10_000
+"""The latest revisions this process stored, one a game: their announcements are not news."""
 KEPT_VIEWS = 256
 """Public views kept (:meth:`Arena.public_view`): a few of each game being played."""
 SWEEP_SECONDS = 60.0
@@ -76,10 +80,25 @@ class Created:
     colour: str | None
 
 
-def outcome_of(state: State) -> Outcome:
+def outcome_of(loaded: Loaded) -> Outcome:
+    """What the rules say of the game's position (``loaded.state``, as changed), and whether
+    the computer is to move next."""
+    state = loaded.state
     if state.is_over:
         return Outcome("over", state.result, state.end_reason)
-    return Outcome()
+    return Outcome(computer_next=_computer_seat(loaded.stored, state))
+
+
+def _first_is(game: Game, colour: str) -> bool:
+    """The player of ``colour`` moves first in the game."""
+    first = game.new_state().to_move
+    return first is not None and first.label == colour
+
+
+def _computer_seat(stored: StoredGame, state: State) -> bool:
+    """The player to move in ``state`` is the computer."""
+    player = state.to_move
+    return player is not None and stored.agents[player.label] is not None
 
 
 class Arena:
@@ -97,10 +116,16 @@ class Arena:
     ) -> None:
         self.store = store
         self.hub = Hub()
-        self._following: dict[str, tuple[asyncio.Task[None], int]] = {}
+        self._following: dict[str, tuple[asyncio.Task[None] | None, int]] = {}
+        """The poll of each game watched here (None where changes are announced), and how many
+        of its watchers it serves."""
         self._views: OrderedDict[tuple[str, int], dict[str, Any]] = OrderedDict()
         """The latest public views built (:meth:`public_view`)."""
-        """The poll of each game watched here, and how many of its watchers it serves."""
+        self._own_changes: OrderedDict[str, int] = OrderedDict()
+        """The revision of each game that this process stored last (:data:`KEPT_OWN_CHANGES`)."""
+        self._refreshing: dict[str, asyncio.Task[None]] = {}
+        """The game being read again after another process's change, one task a game."""
+        self.listener: Listener | None = None
         self.limits = limits or ArenaLimits()
         self.engine_levels = {level.key: level for level in engine_levels}
         self.level_labels = {
@@ -126,13 +151,23 @@ class Arena:
 
     def start(self) -> None:
         """Start the computer's worker processes now, so that they are ready before the first
-        game."""
+        game, its takers of turns, and the listening to other processes' changes (PostgreSQL;
+        call within the event loop)."""
         self.computer.start()
+        if self.store.notifies:
+            self.listener = Listener(
+                self.store.engine.url, asyncio.get_running_loop(),
+                changed=self._changed_elsewhere, turn=self.computer.look_at_queue,
+                resync=self._resync,
+            )
+            self.listener.start()
 
     async def close(self) -> None:
+        if self.listener is not None:
+            await asyncio.to_thread(self.listener.close)
         self.study.close()
         self.puzzles.close()
-        self.computer.close()
+        await self.computer.close()
         self.store.close()
 
     # --- reading --------------------------------------------------------------------------------
@@ -224,6 +259,7 @@ class Arena:
             mode=request.opponent,
             seats=seats,
             host=None if request.opponent == "local" else colour,
+            computer_first=request.opponent == "computer" and _first_is(game, other),
         )
         self.computer.ensure_thinking(replay(stored))
         host_colour = None if request.opponent == "local" else colour
@@ -250,12 +286,13 @@ class Arena:
             state = loaded.state
             while len(state.history) > keep:
                 state.undo()
+            self._own_change(game_id, loaded.stored.revision + 1)
             await asyncio.to_thread(
                 self.store.truncate,
                 game_id,
                 loaded.stored.revision,
                 keep,
-                outcome_of(state),
+                outcome_of(loaded),
             )
         return await self._announce(game_id, token)
 
@@ -271,22 +308,30 @@ class Arena:
             assert loser is not None
             winner = "W" if loser == "black" else "B"
             outcome = Outcome("over", f"{winner}+R", f"{loser.capitalize()} resigned", loser)
+            self._own_change(game_id, loaded.stored.revision + 1)
             await asyncio.to_thread(
                 self.store.finish, game_id, loaded.stored.revision, outcome
             )
         return await self._announce(game_id, token)
 
-    async def forfeit(self, loaded: Loaded, colour: str, reason: str) -> None:
-        """End the game: the player of ``colour`` (a configured program) forfeits it."""
+    async def forfeit(
+        self, loaded: Loaded, colour: str, reason: str, claim: TurnClaim | None = None
+    ) -> None:
+        """End the game: the player of ``colour`` (a configured program) forfeits it
+        (``claim``: the computer's turn it forfeits)."""
         winner = "W" if colour == "black" else "B"
         who = views.player_label(loaded.stored, colour, self.level_labels)
         said = f"{colour.capitalize()} ({who}) forfeits: {reason}"
         if len(said) > MAX_REASON_LENGTH:
             said = said[: MAX_REASON_LENGTH - 1] + "…"
         outcome = Outcome("over", f"{winner}+F", said, colour)
-        await asyncio.to_thread(
-            self.store.finish, loaded.stored.id, loaded.stored.revision, outcome
-        )
+        self._own_change(loaded.stored.id, loaded.stored.revision + 1)
+        try:
+            await asyncio.to_thread(
+                self.store.finish, loaded.stored.id, loaded.stored.revision, outcome, claim
+            )
+        except StaleGame as error:
+            raise Conflict(str(error)) from None
 
     async def choices(self, game_id: str, picked: list[str]) -> dict[str, Any]:
         """What the board places picked so far (by name, in order) make: see
@@ -375,9 +420,13 @@ class Arena:
         """The lock that this process's changes to a game take in turn."""
         return self._locks[game_id]
 
-    async def store_move(self, loaded: Loaded, move: Move) -> None:
-        """Store the move just played on ``loaded.state`` (committed before this returns)."""
+    async def store_move(
+        self, loaded: Loaded, move: Move, claim: TurnClaim | None = None
+    ) -> None:
+        """Store the move just played on ``loaded.state`` (committed before this returns;
+        ``claim``: the computer's turn it plays)."""
         stored = loaded.stored
+        self._own_change(stored.id, stored.revision + 1)
         try:
             await asyncio.to_thread(
                 self.store.append_move,
@@ -385,18 +434,33 @@ class Arena:
                 stored.revision,
                 len(loaded.state.history),
                 loaded.game.format_move(move),
-                outcome_of(loaded.state),
+                outcome_of(loaded),
+                claim,
             )
         except StaleGame as error:
             raise Conflict(str(error)) from None
 
-    async def _announce(self, game_id: str, token: str | None) -> dict[str, Any]:
-        """Tell every watcher of the game's new state; returns the requester's view."""
+    def _own_change(self, game_id: str, revision: int) -> None:
+        """This process is storing ``revision`` of the game: when it is announced, it is no
+        news here (:meth:`announce` broadcasts it)."""
+        self._own_changes[game_id] = revision
+        self._own_changes.move_to_end(game_id)
+        while len(self._own_changes) > KEPT_OWN_CHANGES:
+            self._own_changes.popitem(last=False)
+
+    async def announce(self, game_id: str) -> Loaded:
+        """Tell every watcher of the game's new state (and the computer, where it is to move);
+        returns the game."""
         loaded = await self.load(game_id)
         self.broadcast(loaded)
         self.computer.ensure_thinking(loaded)
         if not loaded.active:
             await self.computer.engines.release(game_id)
+        return loaded
+
+    async def _announce(self, game_id: str, token: str | None) -> dict[str, Any]:
+        """:meth:`announce`; returns the requester's view."""
+        loaded = await self.announce(game_id)
         return views.seat_view(self.public_view(loaded), loaded, token)
 
     def public_view(self, loaded: Loaded) -> dict[str, Any]:
@@ -418,12 +482,16 @@ class Arena:
     @contextmanager
     def following(self, game_id: str, seen: int) -> Iterator[None]:
         """While the block runs, the changes to the game that this process did not make
-        (another server process on the same database did) are broadcast: one poll of the game
+        (another server process on the same database did) are broadcast: as PostgreSQL
+        announces them (:meth:`_changed_elsewhere`), or else found by one poll of the game
         (:meth:`_follow`) however many of its watchers this process holds; ``seen`` is the
         revision the watcher entering was sent."""
         poll, watchers = self._following.get(game_id, (None, 0))
-        if poll is None:
-            poll = asyncio.create_task(self._follow(game_id, seen))
+        if not watchers:
+            if self.store.notifies:  # (a change announced before the watcher joined: look)
+                self._refresh(game_id, seen)
+            else:
+                poll = asyncio.create_task(self._follow(game_id, seen))
         self._following[game_id] = (poll, watchers + 1)
         try:
             yield
@@ -431,8 +499,44 @@ class Arena:
             poll, watchers = self._following.pop(game_id)
             if watchers > 1:
                 self._following[game_id] = (poll, watchers - 1)
-            else:
+            elif poll is not None:
                 poll.cancel()
+
+    def _changed_elsewhere(self, game_id: str, revision: int) -> None:
+        """PostgreSQL announced a change of the game: broadcast it, where the game is watched
+        here and the change is news."""
+        news = max(self.hub.announced(game_id), self._own_changes.get(game_id, -1))
+        if game_id in self._following and revision > news:
+            self._refresh(game_id, news)
+
+    def _resync(self) -> None:
+        """Announcements were lost (the listening connection was): look at every game watched
+        here, and at the computer's turns."""
+        for game_id in self._following:
+            self._refresh(game_id, self.hub.announced(game_id))
+        self.computer.look_at_queue()
+
+    def _refresh(self, game_id: str, seen: int) -> None:
+        """Read the game again and broadcast it, if newer than ``seen`` (one read at a time a
+        game: a read started after the latest change sees it)."""
+        running = self._refreshing.get(game_id)
+        if running is not None and not running.done():
+            running.add_done_callback(lambda _: self._refresh(game_id, seen))
+            return
+        self._refreshing[game_id] = asyncio.create_task(self._read_again(game_id, seen))
+
+    async def _read_again(self, game_id: str, seen: int) -> None:
+        try:
+            loaded = await self.load(game_id)
+            if loaded.stored.revision > seen:
+                self.broadcast(loaded)
+        except NotFound:
+            pass
+        except Exception:
+            log.exception("reading game %s again failed", game_id)
+        finally:
+            if self._refreshing.get(game_id) is asyncio.current_task():
+                del self._refreshing[game_id]
 
     async def _follow(self, game_id: str, seen: int) -> None:
         """Poll the game every :data:`REFRESH_SECONDS` and broadcast a revision newer than

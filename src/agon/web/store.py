@@ -1,15 +1,24 @@
-"""The arena's database: one row per game, one row per move (SQLite or PostgreSQL).
+"""The arena's database: one row per game, one row per move, one row per computer turn waiting
+to be played (SQLite or PostgreSQL; the schema is made and changed by the Alembic migrations
+of :mod:`agon.web.migrations`).
 
 A game's position is never stored: it is rebuilt by replaying the stored moves through the
 rules engine. Every change bumps the game's ``revision`` inside the same transaction, and a
 change that names a stale revision is refused, so two requests (or two server processes)
-can never both play the same turn.
+can never both play the same turn. A change that leaves the computer to move queues its turn
+in the same transaction (:class:`TurnClaim` takes it). On PostgreSQL each change is also
+announced (``NOTIFY``, see :mod:`agon.web.changes`) as it commits.
 """
 
 from __future__ import annotations
 
+import os
+import threading
+from collections.abc import Collection, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
+from importlib import resources
 from typing import Any
 
 from sqlalchemy import (
@@ -23,12 +32,15 @@ from sqlalchemy import (
     delete,
     event,
     func,
+    inspect,
     select,
+    text,
     update,
 )
-from sqlalchemy.engine import URL, Engine
+from sqlalchemy.engine import URL, Connection, Engine
 from sqlalchemy.exc import IntegrityError
-from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, sessionmaker
+from sqlalchemy.orm import DeclarativeBase, Mapped, Session, mapped_column, sessionmaker
+from sqlalchemy.pool import NullPool
 
 from agon.core.errors import AgonError
 
@@ -83,6 +95,22 @@ class MoveRow(Base):
     played: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=_now)
 
 
+class TurnRow(Base):
+    __tablename__ = "turns"
+
+    game_id: Mapped[str] = mapped_column(
+        String(32), ForeignKey("games.id", ondelete="CASCADE"), primary_key=True
+    )
+    revision: Mapped[int] = mapped_column(Integer, primary_key=True)
+    """The game's revision when the turn came: once the game has changed, it is stale."""
+    queued: Mapped[datetime] = mapped_column(DateTime(timezone=True), index=True)
+    """When; turns are taken oldest first, so that every game waits its turn."""
+
+
+CHANGES_CHANNEL = "agon_games"
+"""PostgreSQL's channel for changed games: the payload is ``game_id revision``."""
+TURNS_CHANNEL = "agon_turns"
+"""PostgreSQL's channel for computer turns queued."""
 SEAT_FIELDS = ("agent", "level", "token")
 
 
@@ -137,6 +165,8 @@ class Outcome:
     result: str | None = None
     reason: str | None = None
     resigned: str | None = None
+    computer_next: bool = False
+    """The computer is to move next: its turn is queued with the change."""
 
 
 def _aware(moment: datetime) -> datetime:
@@ -144,12 +174,63 @@ def _aware(moment: datetime) -> datetime:
     return moment if moment.tzinfo else moment.replace(tzinfo=UTC)
 
 
+class TurnClaim:
+    """One computer turn taken from the queue (:meth:`Store.claim_turn`), in its own open
+    transaction until it is played (:meth:`Store.append_move` or :meth:`Store.finish` with
+    it), dropped or released; after that, :meth:`release` does nothing. Its calls may come
+    from any thread, one at a time (a release waits for a call in progress)."""
+
+    def __init__(self, session: Session, game_id: str, revision: int) -> None:
+        self.session = session
+        self.game_id = game_id
+        self.revision = revision
+        self.lock = threading.Lock()
+        self.done = False
+
+    @property
+    def key(self) -> tuple[str, int]:
+        return (self.game_id, self.revision)
+
+    def delete_row(self) -> None:
+        self.session.execute(
+            delete(TurnRow).where(
+                TurnRow.game_id == self.game_id, TurnRow.revision == self.revision
+            )
+        )
+
+    def drop(self) -> None:
+        """Done with the turn without a move: the game changed since it was queued, or it is
+        not the computer's to play."""
+        with self.lock:
+            try:
+                self.delete_row()
+                self.session.commit()
+            finally:
+                self.close()
+
+    def release(self) -> None:
+        """Leave the turn queued, for this process or another to take (this one is stopping,
+        or failed to play it)."""
+        with self.lock:
+            if not self.done:
+                self.session.rollback()
+                self.close()
+
+    def close(self) -> None:
+        self.done = True
+        self.session.close()
+
+
 class Store:
     """Synchronous, thread-safe access to the games (each call is one short transaction)."""
 
     def __init__(self, url: URL | str) -> None:
         self.engine: Engine = _make_engine(url)
-        Base.metadata.create_all(self.engine)
+        self.schema = upgrade_schema(self.engine)
+        """The schema's revision before and after the store was opened (see
+        :func:`upgrade_schema`)."""
+        self.notifies = self.engine.dialect.name == "postgresql"
+        """Changes are announced (``NOTIFY``) to every process on the database."""
         self._sessions = sessionmaker(self.engine, expire_on_commit=False)
 
     def close(self) -> None:
@@ -164,6 +245,7 @@ class Store:
         mode: str,
         seats: dict[str, dict[str, str | None]],
         host: str | None,
+        computer_first: bool = False,
     ) -> StoredGame:
         values: dict[str, Any] = {
             f"{colour}_{name}": seats[colour].get(name)
@@ -173,6 +255,9 @@ class Store:
         row = GameRow(id=game_id, game=game, options=options, mode=mode, host=host, **values)
         with self._sessions.begin() as session:
             session.add(row)
+            session.flush()
+            if computer_first:
+                self._queue_turn(session, game_id, 0)
         loaded = self.load(game_id)
         assert loaded is not None
         return loaded
@@ -187,40 +272,121 @@ class Store:
             return session.scalar(select(GameRow.revision).where(GameRow.id == game_id))
 
     def append_move(
-        self, game_id: str, revision: int, ply: int, text: str, outcome: Outcome
+        self,
+        game_id: str,
+        revision: int,
+        ply: int,
+        text: str,
+        outcome: Outcome,
+        claim: TurnClaim | None = None,
     ) -> int:
-        """Store move number ``ply``; returns the new revision. Committed before it returns."""
-        with self._sessions() as session:
-            try:
-                with session.begin():
-                    new_revision = self._bump(session, game_id, revision, outcome)
-                    session.add(MoveRow(game_id=game_id, ply=ply, text=text))
-            except IntegrityError:
-                raise StaleGame("that turn has already been played") from None
-        return new_revision
+        """Store move number ``ply``; returns the new revision. Committed before it returns.
+        ``claim``: the computer's turn this move plays (done with it)."""
+        try:
+            with self._change(game_id, revision, outcome, claim) as session:
+                session.add(MoveRow(game_id=game_id, ply=ply, text=text))
+        except IntegrityError:
+            raise StaleGame("that turn has already been played") from None
+        return revision + 1
 
     def truncate(self, game_id: str, revision: int, keep: int, outcome: Outcome) -> int:
         """Delete every move after the first ``keep`` (undo); returns the new revision."""
-        with self._sessions.begin() as session:
-            new_revision = self._bump(session, game_id, revision, outcome)
+        with self._change(game_id, revision, outcome) as session:
             session.execute(delete(MoveRow).where(MoveRow.game_id == game_id, MoveRow.ply > keep))
-        return new_revision
-
-    def finish(self, game_id: str, revision: int, outcome: Outcome) -> int:
-        """Store an outcome without a move (a resignation); returns the new revision."""
-        with self._sessions.begin() as session:
-            return self._bump(session, game_id, revision, outcome)
-
-    @staticmethod
-    def _bump(session: Any, game_id: str, revision: int, outcome: Outcome) -> int:
-        changed = session.execute(
-            update(GameRow)
-            .where(GameRow.id == game_id, GameRow.revision == revision)
-            .values(**_changed(outcome))
-        )
-        if changed.rowcount != 1:
-            raise StaleGame("the game changed meanwhile: look again and retry")
         return revision + 1
+
+    def finish(
+        self, game_id: str, revision: int, outcome: Outcome, claim: TurnClaim | None = None
+    ) -> int:
+        """Store an outcome without a move (a resignation, a forfeit); returns the new
+        revision."""
+        with self._change(game_id, revision, outcome, claim):
+            pass
+        return revision + 1
+
+    @contextmanager
+    def _change(
+        self, game_id: str, revision: int, outcome: Outcome, claim: TurnClaim | None = None
+    ) -> Iterator[Session]:
+        """One change of the game at ``revision``, in one transaction (the claim's, if given:
+        its turn is done with the change, or, if the game changed meanwhile, dropped): the
+        game's row bumped (:class:`StaleGame` if its revision is no longer ``revision``), the
+        block's changes, the computer's next turn queued, the change announced."""
+        if claim is None:
+            session = self._sessions()
+            session.begin()
+            with self._changing(session, game_id, revision, outcome):
+                yield session
+            return
+        with claim.lock:
+            try:
+                claim.delete_row()
+                with self._changing(claim.session, game_id, revision, outcome):
+                    yield claim.session
+            finally:
+                claim.close()
+
+    @contextmanager
+    def _changing(
+        self, session: Session, game_id: str, revision: int, outcome: Outcome
+    ) -> Iterator[None]:
+        try:
+            bumped = session.execute(
+                update(GameRow)
+                .where(GameRow.id == game_id, GameRow.revision == revision)
+                .values(**_changed(outcome))
+            )
+            if bumped.rowcount != 1:  # type: ignore[attr-defined]
+                session.commit()  # (a stale turn's row deleted)
+                raise StaleGame("the game changed meanwhile: look again and retry")
+            yield
+            if outcome.computer_next:
+                self._queue_turn(session, game_id, revision + 1)
+            if self.notifies:
+                _notify(session, CHANGES_CHANNEL, f"{game_id} {revision + 1}")
+            session.commit()
+        except BaseException:
+            session.rollback()
+            raise
+        finally:
+            session.close()
+
+    def _queue_turn(self, session: Session, game_id: str, revision: int) -> None:
+        session.add(TurnRow(game_id=game_id, revision=revision, queued=datetime.now(UTC)))
+        if self.notifies:
+            _notify(session, TURNS_CHANNEL, game_id)
+
+    def claim_turn(self, skip: Collection[tuple[str, int]] = ()) -> TurnClaim | None:
+        """The computer turn queued longest, held for this process until it is played or
+        dropped (None if there is none). On PostgreSQL its row is locked (``FOR UPDATE SKIP
+        LOCKED``) by a transaction held open meanwhile, so no other process takes it, and if
+        this process dies the lock goes with its connection and another takes the turn. On
+        SQLite (one process) ``skip`` are the turns this process holds already."""
+        session = self._sessions()
+        session.begin()
+        try:
+            rows = session.execute(
+                select(TurnRow.game_id, TurnRow.revision)
+                .order_by(TurnRow.queued, TurnRow.game_id, TurnRow.revision)
+                .limit(len(skip) + 1)
+                .with_for_update(skip_locked=True)
+            ).all()
+            for game_id, revision in rows:
+                if (game_id, revision) not in skip:
+                    return TurnClaim(session, game_id, revision)
+        except BaseException:
+            session.close()
+            raise
+        session.close()
+        return None
+
+    def turns(self) -> list[tuple[str, int]]:
+        """Every computer turn queued, oldest first (for tests and the operator)."""
+        with self._sessions() as session:
+            rows = session.execute(
+                select(TurnRow.game_id, TurnRow.revision).order_by(TurnRow.queued)
+            ).all()
+        return [(game_id, revision) for game_id, revision in rows]
 
     def expire_idle(self, before: datetime, outcome: Outcome) -> int:
         """End every unfinished game unchanged since ``before`` with ``outcome`` (its moves
@@ -261,10 +427,10 @@ class Store:
                 .order_by(GameRow.updated.desc(), GameRow.id, MoveRow.ply)
             ).all()
         grouped: dict[str, tuple[GameRow, list[str]]] = {}
-        for row, text in rows:
+        for row, move_text in rows:
             _, moves = grouped.setdefault(row.id, (row, []))
-            if text is not None:
-                moves.append(text)
+            if move_text is not None:
+                moves.append(move_text)
         return [StoredGame.from_row(row, moves) for row, moves in grouped.values()]
 
 
@@ -278,6 +444,73 @@ def _changed(outcome: Outcome) -> dict[str, Any]:
         "resigned": outcome.resigned,
         "updated": _now(),
     }
+
+
+def _notify(session: Session, channel: str, payload: str) -> None:
+    """Announce ``payload`` on PostgreSQL's ``channel`` when the transaction commits."""
+    session.execute(select(func.pg_notify(channel, payload)))
+
+
+SCHEMA_LOCK = 0x61676F6E
+"""PostgreSQL's advisory lock that one process at a time holds to change the schema."""
+
+
+def upgrade_schema(engine: Engine) -> tuple[str | None, str]:
+    """Bring the database to the newest schema (Alembic migrations, in one transaction, one
+    process at a time: the others wait for it and then find nothing left to do); returns the
+    revision it was at (None: an empty database) and the one it is at now. A database made
+    before migrations (its tables, no revision) is taken as at the first one."""
+    from alembic import command
+    from alembic.config import Config
+
+    config = Config()
+    config.set_main_option("script_location", str(resources.files("agon.web") / "migrations"))
+    with _schema_lock(engine) as connection:
+        config.attributes["connection"] = connection
+        tables = inspect(connection).get_table_names()
+        if "games" in tables and "alembic_version" not in tables:
+            command.stamp(config, "0001")
+        before = _schema_revision(connection)
+        command.upgrade(config, "head")
+        after = _schema_revision(connection)
+        assert after is not None
+        return before, after
+
+
+def _schema_revision(connection: Connection) -> str | None:
+    if "alembic_version" not in inspect(connection).get_table_names():
+        return None
+    found = connection.scalar(text("SELECT version_num FROM alembic_version"))
+    return None if found is None else str(found)
+
+
+@contextmanager
+def _schema_lock(engine: Engine) -> Iterator[Connection]:
+    """A connection in a transaction that no other process changes the schema beside."""
+    if engine.dialect.name == "postgresql":
+        with engine.begin() as connection:
+            connection.execute(select(func.pg_advisory_xact_lock(SCHEMA_LOCK)))
+            yield connection
+        return
+    if engine.dialect.name == "sqlite":
+        # pysqlite opens a transaction only before a write, and never a writing one: SQLite's
+        # write lock is taken by hand, on a connection of its own (closed after, not pooled)
+        own = create_engine(engine.url, poolclass=NullPool, connect_args={"timeout": 30})
+        try:
+            with own.connect() as connection:
+                connection.connection.driver_connection.isolation_level = None  # type: ignore[union-attr]
+                connection.exec_driver_sql("BEGIN IMMEDIATE")
+                try:
+                    yield connection
+                except BaseException:
+                    connection.exec_driver_sql("ROLLBACK")
+                    raise
+                connection.exec_driver_sql("COMMIT")
+        finally:
+            own.dispose()
+        return
+    with engine.begin() as connection:
+        yield connection
 
 
 def _make_engine(url: URL | str) -> Engine:
@@ -294,4 +527,11 @@ def _make_engine(url: URL | str) -> Engine:
             cursor.close()
 
         return engine
-    return create_engine(url, pool_pre_ping=True)
+    # each process named in PostgreSQL's pg_stat_activity, for whoever looks at who holds what
+    named = {"application_name": application_name()}
+    return create_engine(url, pool_pre_ping=True, connect_args=named)
+
+
+def application_name() -> str:
+    """How this process's connections are named in PostgreSQL's ``pg_stat_activity``."""
+    return f"agon serve {os.getpid()}"

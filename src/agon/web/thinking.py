@@ -1,5 +1,11 @@
 """The computer's side of the arena's games: it thinks in a worker pool, so that the event loop
-stays free for other games, and plays its turns as they come."""
+stays free for other games, and plays its turns as they come.
+
+The turns wait in the database (:meth:`agon.web.store.Store.claim_turn`), queued by the change
+that made them, oldest first, so that every game waits its turn; a few takers in each server
+process take them. On PostgreSQL a turn being thought about is locked to its taker's process:
+if that process dies, another takes the turn, and a turn is never played twice.
+"""
 
 from __future__ import annotations
 
@@ -8,10 +14,11 @@ import hashlib
 import logging
 import multiprocessing
 import os
+import time
 from collections import deque
 from collections.abc import AsyncIterator, Callable
 from concurrent.futures import BrokenExecutor, Executor, ProcessPoolExecutor, ThreadPoolExecutor
-from contextlib import asynccontextmanager
+from contextlib import asynccontextmanager, suppress
 from typing import Any, Protocol, TypeVar
 
 from agon.core.errors import AgonError
@@ -20,13 +27,22 @@ from agon.core.workers import die_with_parent
 from agon.search.agent import Forfeit
 from agon.search.registry import make_agent
 from agon.web.engines import EngineSeats, level_key_of
+from agon.web.errors import Conflict
 from agon.web.guard import TooManyRequests
 from agon.web.levels import think, warm_up
 from agon.web.replay import Loaded
+from agon.web.store import Store, TurnClaim
 
 log = logging.getLogger(__name__)
 
 THINKING_TIMEOUT_S = 120.0
+FAILED_TURN_S = 30.0
+"""How long a turn whose playing failed here (it is logged) is left to other processes before
+this one tries it again."""
+LOOK_AGAIN_S = 1.0
+"""How often an idle taker looks at the queue unasked: for the turns that a process which
+died was thinking about (nothing announces those), and, on SQLite, those that another process
+queued."""
 SIDE_WORK_POLL_S = 0.1
 """How often work waiting for a worker (a review's next position) asks again."""
 
@@ -36,15 +52,21 @@ T = TypeVar("T")
 class GameAccess(Protocol):
     """What the computer needs of the arena to play its turns."""
 
+    store: Store
+
     def lock(self, game_id: str) -> asyncio.Lock: ...
 
     async def load(self, game_id: str) -> Loaded: ...
 
-    async def store_move(self, loaded: Loaded, move: Move) -> None: ...
+    async def store_move(
+        self, loaded: Loaded, move: Move, claim: TurnClaim | None = None
+    ) -> None: ...
 
-    def broadcast(self, loaded: Loaded) -> None: ...
+    async def announce(self, game_id: str) -> Loaded: ...
 
-    async def forfeit(self, loaded: Loaded, colour: str, reason: str) -> None: ...
+    async def forfeit(
+        self, loaded: Loaded, colour: str, reason: str, claim: TurnClaim | None = None
+    ) -> None: ...
 
 
 def start_thinker(server: int, warm: bool) -> None:
@@ -82,7 +104,16 @@ class Computer:
         self._kind = kind
         self._warm = warm
         self._executor: Executor | None = None
-        self._thinking: dict[str, asyncio.Task[None]] = {}
+        self._takers: list[asyncio.Task[None]] = []
+        self._held: set[tuple[str, int]] = set()
+        """The turns this process's takers hold."""
+        self._failed: dict[tuple[str, int], float] = {}
+        """The turns whose playing failed here lately, and when (:data:`FAILED_TURN_S`)."""
+        self._asked = 0
+        """How many times the takers were told of new turns (:meth:`look_at_queue`)."""
+        self._wake: asyncio.Event | None = None
+        self._claiming: asyncio.Lock | None = None
+        """Taken to claim a turn and hold it, so that no two takers here take the same one."""
 
     @property
     def executor(self) -> Executor:
@@ -99,54 +130,104 @@ class Computer:
         return self._executor
 
     def start(self) -> None:
-        """Start the worker processes now, so that they are ready before the first game."""
+        """Start the worker processes now, so that they are ready before the first game, and
+        the takers of the computer's turns: two for each worker (one thinks while the other
+        reads or stores), and one for each configured program that may run."""
         if self._kind == "process":
             for _ in range(self._workers):
                 self.executor.submit(int)
+        self._wake = asyncio.Event()
+        self._claiming = asyncio.Lock()
+        takers = 2 * self._workers + (self.engines.at_once if self.engines.levels else 0)
+        self._takers = [asyncio.create_task(self._take_turns()) for _ in range(takers)]
 
-    def close(self) -> None:
-        """Stop the turns being played and shut the worker pool down."""
-        for task in list(self._thinking.values()):
-            task.cancel()
+    async def close(self) -> None:
+        """Stop taking turns (those held are left queued, for the next start or another
+        process) and shut the worker pool down."""
+        for taker in self._takers:
+            taker.cancel()
+        await asyncio.gather(*self._takers, return_exceptions=True)
         self.engines.close()
         if self._executor is not None:
             self._executor.shutdown(wait=True, cancel_futures=True)
 
-    def ensure_thinking(self, loaded: Loaded) -> None:
-        """Start the computer's turn if it is to move and not already thinking."""
-        game_id = loaded.stored.id
-        task = self._thinking.get(game_id)
-        if loaded.computer_to_move and (task is None or task.done()):
-            self._thinking[game_id] = asyncio.create_task(self._play_turns(game_id))
+    def look_at_queue(self) -> None:
+        """Tell the takers that a turn was queued (here, or announced by another process)."""
+        self._asked += 1
+        if self._wake is not None:
+            self._wake.set()
 
-    async def _play_turns(self, game_id: str) -> None:
+    def ensure_thinking(self, loaded: Loaded) -> None:
+        """Where the computer is to move, make sure its turn is being taken: its turn was
+        queued with the change that made it, so the takers need only be told."""
+        if loaded.computer_to_move:
+            self.look_at_queue()
+
+    async def _take_turns(self) -> None:
+        """One taker: the oldest turn queued that no one holds, played; again, until
+        cancelled."""
+        assert self._wake is not None and self._claiming is not None
+        while True:
+            asked = self._asked
+            async with self._claiming:
+                claim = await self._claim()
+                if claim is not None:
+                    self._held.add(claim.key)
+            if claim is None:
+                if self._asked == asked:  # (else a turn came while it looked: look again)
+                    self._wake.clear()
+                    with suppress(TimeoutError):
+                        async with asyncio.timeout(LOOK_AGAIN_S):
+                            await self._wake.wait()
+                continue
+            try:
+                await self._play_turn(claim)
+            except Exception:
+                log.exception("the computer's turn failed in game %s", claim.game_id)
+                self._failed[claim.key] = time.monotonic()
+            finally:
+                self._held.discard(claim.key)
+                # (after a cancellation too: the turn stays queued for another taker)
+                await asyncio.shield(asyncio.to_thread(claim.release))
+
+    async def _claim(self) -> TurnClaim | None:
+        now = time.monotonic()
+        self._failed = {
+            key: when for key, when in self._failed.items() if now - when < FAILED_TURN_S
+        }
         try:
-            while True:
-                loaded = await self._games.load(game_id)
-                if not loaded.active:
-                    await self.engines.release(game_id)
-                if not loaded.computer_to_move:
-                    return
-                colour = loaded.to_move
-                assert colour is not None
-                spec = loaded.stored.agents[colour] or "random"
-                choice = await self._choose(loaded, spec)
-                async with self._games.lock(game_id):
-                    now = await self._games.load(game_id)
-                    if now.stored.revision != loaded.stored.revision:
-                        continue  # undone or resigned meanwhile: think again about the new state
-                    if isinstance(choice, Forfeit):
-                        await self._games.forfeit(now, colour, str(choice))
-                    else:
-                        await self._games.store_move(now, self._checked(now, choice, spec))
-                self._games.broadcast(await self._games.load(game_id))
-        except asyncio.CancelledError:
-            raise
+            return await asyncio.to_thread(
+                self._games.store.claim_turn, self._held | set(self._failed)
+            )
         except Exception:
-            log.exception("the computer's turn failed in game %s", game_id)
-        finally:
-            if self._thinking.get(game_id) is asyncio.current_task():
-                del self._thinking[game_id]
+            log.exception("the computer's turns could not be read")
+            return None
+
+    async def _play_turn(self, claim: TurnClaim) -> None:
+        """Think about the claimed turn and play it, or drop it where it is no longer the
+        computer's (the game changed, or it was queued for a game whose turn the queue could
+        not tell, see the migration ``0002``)."""
+        game_id = claim.game_id
+        loaded = await self._games.load(game_id)
+        if loaded.stored.revision != claim.revision or not loaded.computer_to_move:
+            await asyncio.to_thread(claim.drop)
+            if not loaded.active:
+                await self.engines.release(game_id)
+            return
+        colour = loaded.to_move
+        assert colour is not None
+        spec = loaded.stored.agents[colour] or "random"
+        choice = await self._choose(loaded, spec)
+        try:
+            async with self._games.lock(game_id):
+                if isinstance(choice, Forfeit):
+                    await self._games.forfeit(loaded, colour, str(choice), claim)
+                else:
+                    move = self._checked(loaded, choice, spec)
+                    await self._games.store_move(loaded, move, claim)
+        except Conflict:
+            return  # undone or resigned meanwhile: the turn was dropped, and any new one queued
+        await self._games.announce(game_id)
 
     async def _choose(self, loaded: Loaded, spec: str) -> str | Forfeit:
         """The move of the seat's agent (an agent's spec, or a configured program's level),

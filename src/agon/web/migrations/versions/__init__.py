@@ -1,0 +1,1 @@
+"""One module a schema change, applied in the order their ``down_revision`` links them."""
