@@ -378,7 +378,7 @@ def _jobs_out_of_time(
 
     def out_of_time(
         job: Job, max_seconds: float, progress: object, table_bits: object,
-        checkpoint: Path | None, resume: bool, move_jobs: int,
+        checkpoint: Path | None, resume: bool, move_jobs: int, cluster: str | None,
     ) -> dict[str, Any]:
         runs.append((max_seconds, checkpoint, resume, move_jobs))
         if checkpoint is not None:
@@ -422,8 +422,10 @@ def test_tables_give_a_job_with_its_moves_tables_kept_another_run(
     # one process at a time would look for the job's own file, which is not there
     generate_tables(out, 5.0, fresh=False, progress=None, checkpoints=kept)
     assert len(runs) == 2
-    with pytest.raises(AgonError, match="--jobs and --move-jobs cannot be combined"):
+    with pytest.raises(AgonError, match="--jobs cannot be combined with --move-jobs or --ray"):
         generate_tables(out, 5.0, fresh=False, progress=None, workers=2, move_jobs=2)
+    with pytest.raises(AgonError, match="--jobs cannot be combined with --move-jobs or --ray"):
+        generate_tables(out, 5.0, fresh=False, progress=None, workers=2, cluster="local")
 
 
 @pytest.mark.slow

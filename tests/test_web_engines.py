@@ -182,7 +182,7 @@ def test_the_lobby_lists_each_level_with_its_games(client: TestClient) -> None:
     levels = {level["key"]: level for level in client.get("/api/meta").json()["levels"]}
     assert list(levels) == [*LEVELS_BY_KEY, "agon-random", "crashing"]
     assert levels["agon-random"]["games"] == ["alak"]
-    assert levels["agon-random"]["agent"] == "another program, 5 s a move"
+    assert levels["agon-random"]["agent"] == "another program"
     assert levels["crashing"]["games"] is None and levels["beginner"]["games"] is None
 
 

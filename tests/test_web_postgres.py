@@ -85,12 +85,19 @@ def test_a_change_on_another_process_is_announced_not_polled(
 def test_one_turn_played_on_two_processes_at_once_is_stored_once(
     make_client: Callable[..., TestClient],
 ) -> None:
+    """The player to move sends two different moves at once, one to each process: one is
+    stored, the other refused (409: the game changed meanwhile, or it is no longer this
+    player's turn), whichever order the two transactions take."""
     here, elsewhere = make_client(), make_client()
-    seat, _ = start_game(here, game="alak", options={"size": 9}, opponent="local")
-    twin = Seat(elsewhere, seat.game_id, seat.token)
+    host, created = start_game(here, game="alak", options={"size": 9}, opponent="friend",
+                               colour="black")
+    tokens = {"black": host.token, "white": created["invite_token"]}
     for ply in range(1, 7):
-        state = replayed(seat.view())
+        view = host.view()
+        state = replayed(view)
         first, second = (state.game.format_move(move) for move in state.legal_moves()[:2])
+        token = tokens[view["to_move"]]
+        players = [Seat(here, host.game_id, token), Seat(elsewhere, host.game_id, token)]
         start = threading.Barrier(2)
         answers: dict[str, int] = {}
 
@@ -100,14 +107,14 @@ def test_one_turn_played_on_two_processes_at_once_is_stored_once(
             start.wait()
             answers[move] = player.move(move).status_code
 
-        racers = [threading.Thread(target=play, args=(seat, first, start, answers)),
-                  threading.Thread(target=play, args=(twin, second, start, answers))]
+        racers = [threading.Thread(target=play, args=(players[0], first, start, answers)),
+                  threading.Thread(target=play, args=(players[1], second, start, answers))]
         for racer in racers:
             racer.start()
         for racer in racers:
             racer.join()
         assert sorted(answers.values()) == [200, 409], answers
-        view = seat.view()
+        view = host.view()
         assert len(view["moves"]) == ply and view["revision"] == ply
         won = next(move for move, status in answers.items() if status == 200)
         assert view["moves"][-1]["text"] == won

@@ -54,6 +54,24 @@ if TYPE_CHECKING:
 TIMED_OUT = 124  # timeout(1)'s status for a command that ran past its limit
 
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print one JSON object.")]
+RayOpt = Annotated[
+    bool,
+    typer.Option(
+        "--ray",
+        help="Solve the moves apart on a Ray cluster (pip install 'agon[ray]'): a cluster of "
+        "this machine's own with --jobs CPUs (default: all), or the one --ray-address names. "
+        "A task whose worker dies is run again; Ctrl-C stops every task with its bounds.",
+    ),
+]
+RayAddressOpt = Annotated[
+    str,
+    typer.Option(
+        "--ray-address",
+        help="With --ray: local (a cluster started for this run), auto (the one `ray start "
+        "--head` started here), HOST:6379, or ray://HOST:10001. Every node needs Agon, and "
+        "--tables-file or --checkpoints a path they all share.",
+    ),
+]
 QuietOpt = Annotated[
     bool, typer.Option("--quiet", "-q", help="No progress lines on stderr during long solves.")
 ]
@@ -198,6 +216,8 @@ def solve(
             "moves' values. More work than one solve, spread over cores.",
         ),
     ] = 1,
+    ray: RayOpt = False,
+    ray_address: RayAddressOpt = "local",
     line: Annotated[
         bool,
         typer.Option(
@@ -247,11 +267,11 @@ def solve(
     request = SolveRequest(
         game, state, openings=openings, lines_after=("",) if line else (),
         limit=Limit(seconds=max_seconds), table_bits=table_bits, search=search,
-        tables_file=tables_file, move_jobs=jobs,
+        tables_file=tables_file, move_jobs=jobs, cluster=ray_address if ray else None,
     )
     with _stops(as_json) as hold_stops:
         try:
-            if jobs == 1:
+            if jobs == 1 and not ray:
                 warm_up_kernels(game.name)  # so that the solve's seconds do not count compiling
             report = run(request, None if quiet else stderr_progress)
         except AgonError as error:
@@ -471,6 +491,8 @@ def tables(
             "the largest boards). Not with --jobs.",
         ),
     ] = 1,
+    ray: RayOpt = False,
+    ray_address: RayAddressOpt = "local",
     checkpoints: Annotated[
         Path | None,
         typer.Option(
@@ -510,6 +532,7 @@ def tables(
             generate_tables(
                 out, max_seconds, fresh, None if quiet else stderr_progress, quality_positions,
                 tuple(only or ()), table_bits, jobs, checkpoints, move_jobs,
+                ray_address if ray else None,
             )
     except AgonError as error:
         fail(str(error))

@@ -17,7 +17,7 @@ from collections.abc import Callable
 from contextlib import suppress
 from functools import partial
 from queue import Empty, SimpleQueue
-from typing import Any, Generic, TypeVar
+from typing import Any, Generic, Protocol, TypeVar
 
 from agon.core.errors import AgonError
 
@@ -178,19 +178,35 @@ def _cannot_start(processes: int, error: OSError) -> AgonError:
     return AgonError(f"cannot start {what}: {error.strerror or error}{hint}")
 
 
-class _Unanswered(Exception):
-    """:meth:`WorkerResults.next` after a stop: the tasks left have not answered in time."""
+class Unanswered(Exception):
+    """Taking results after a stop (:meth:`WorkerResults.next`): the tasks left have not
+    answered in time."""
+
+
+class AskedStop(Protocol):
+    """What asks tasks to stop: a :class:`StopSignal`, or another pool's own."""
+
+    def set(self, answer_seconds: float) -> None: ...
+
+
+class TaskResults(Protocol[Tag, Result]):
+    """Tasks sent to workers, taken as they finish: :class:`WorkerResults`, or another
+    pool's own."""
+
+    def submit(self, tag: Tag, task: Callable[..., Result], *arguments: Any) -> None: ...
+
+    def next(self) -> tuple[Tag, Result]: ...
 
 
 def stop_and_wait(
-    stop: StopSignal, wait: Callable[[], None], answer_seconds: float = STOP_ANSWER_SECONDS
+    stop: AskedStop, wait: Callable[[], None], answer_seconds: float = STOP_ANSWER_SECONDS
 ) -> None:
     """After Ctrl-C or SIGTERM in the parent: set ``stop`` to ask the workers' tasks to end,
     then ``wait`` for what they return (through :meth:`WorkerResults.next`): for
     ``answer_seconds``, then only for the tasks winding up. A second signal ends the wait at
     once. Leaving the pool's ``with`` block then kills the workers."""
     stop.set(answer_seconds)
-    with suppress(KeyboardInterrupt, _Unanswered):
+    with suppress(KeyboardInterrupt, Unanswered):
         wait()
 
 
@@ -309,7 +325,7 @@ class WorkerResults(Generic[Tag, Result]):
             return left
         if self._stop.answers() > self._answers_taken:
             return WINDING_UP_POLL_SECONDS
-        raise _Unanswered
+        raise Unanswered
 
     def _finish(self, tag: Tag, outcome: tuple[Result, bool] | BaseException) -> None:
         self._finished.put((tag, outcome))

@@ -1,5 +1,5 @@
 """Every move of a position solved at once in worker processes (``agon solve --jobs N``,
-``agon tables --move-jobs N``).
+``agon tables --move-jobs N``), or on a Ray cluster (``--ray``, :mod:`agon.solve.on_ray`).
 
 Each worker solves the position after one move with a solver of its own (its own tables), so
 the moves share no results: the work is more than one solver's, but spread over cores. Of
@@ -15,7 +15,8 @@ to it when it ends, so a parallel solve too long for one run goes on in the next
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
 from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple
@@ -25,6 +26,8 @@ from agon.core.player import Player
 from agon.core.results import Work
 from agon.core.workers import (
     STOP_ANSWER_SECONDS,
+    AskedStop,
+    TaskResults,
     WorkerResults,
     stop_and_wait,
     stop_asked,
@@ -78,14 +81,14 @@ def solve_moves_apart(
     game, state = request.game, request.position()
     moves = state.legal_moves()
     if not moves:  # the game is over: nothing to spread
-        report = solve_one(replace(request, move_jobs=1, openings=True), progress)
+        report = solve_one(replace(request, move_jobs=1, cluster=None, openings=True), progress)
         assert report.solution is not None
         return report.solution
     started = time.monotonic()
     results: list[MoveResult] = []
     classes: dict[Move, list[Move]] = {}
 
-    def collect(solving: WorkerResults[Move, MoveResult]) -> None:
+    def collect(solving: TaskResults[Move, MoveResult]) -> None:
         while len(results) < len(moves):
             _, outcome = solving.next()
             results.append(outcome)
@@ -99,9 +102,7 @@ def solve_moves_apart(
         # one move of each class of symmetric moves is solved; the others are worth the same
         finder = Solver(game, 10)
         classes = finder.symmetric_moves(state)
-        stop = stop_signal()
-        with worker_pool(min(request.move_jobs, len(classes)), warm_up_kernels, stop) as pool:
-            solving: WorkerResults[Move, MoveResult] = WorkerResults(pool)
+        with _move_solvers(request, len(classes)) as (solving, stop):
             for move in classes:
                 name = game.format_move(move)
                 label = None if progress is None else labelled_progress(progress, f"after {name}")
@@ -109,7 +110,7 @@ def solve_moves_apart(
                 child.play(move)
                 alone = replace(
                     request, state=child, openings=False, value_first=False, lines_after=(),
-                    lines_only=False, move_jobs=1, keep_solved_tables=True,
+                    lines_only=False, move_jobs=1, cluster=None, keep_solved_tables=True,
                     tables_file=None if tables is None else move_tables_file(tables, name),
                 )
                 solving.submit(move, _solve_move, solve_one, alone, move, label)
@@ -142,6 +143,23 @@ def solve_moves_apart(
         komi=finder.reported_komi,
         earlier=_earlier_work(results),
     )
+
+
+@contextmanager
+def _move_solvers(
+    request: SolveRequest, moves: int
+) -> Iterator[tuple[TaskResults[Move, MoveResult], AskedStop]]:
+    """Where the moves are solved, and how they are asked to stop: ``request.move_jobs``
+    worker processes here (no more than ``moves``), or the Ray cluster ``request.cluster``."""
+    if request.cluster is not None:
+        from agon.solve import on_ray
+
+        with on_ray.ray_results(request.cluster, request.move_jobs, warm_up_kernels) as found:
+            yield found
+        return
+    stop = stop_signal()
+    with worker_pool(min(request.move_jobs, moves), warm_up_kernels, stop) as pool:
+        yield WorkerResults(pool), stop
 
 
 def move_tables_file(tables_file: Path, move: str) -> Path:

@@ -60,7 +60,10 @@ class SolveRequest:
     """False: delete the tables file once everything asked for is solved."""
     move_jobs: int = 1
     """Above one: every move solved apart in that many worker processes
-    (:mod:`agon.solve.parallel`)."""
+    (:mod:`agon.solve.parallel`); with :attr:`cluster`, the CPUs of a local Ray cluster."""
+    cluster: str | None = None
+    """Every move solved apart on this Ray cluster (:mod:`agon.solve.on_ray`: ``local``, or
+    a running cluster's address), not in worker processes here."""
 
     def position(self) -> State:
         return self.game.new_state() if self.state is None else self.state.copy()
@@ -124,7 +127,7 @@ def run(request: SolveRequest, progress: Progress | None = None) -> SolveReport:
     kept) unless a search is under way, which then stops with its bounds (``stopped``)."""
     # one deadline for the whole session, whatever its parts and processes
     request = replace(request, limit=request.limit.from_now())
-    if request.move_jobs > 1 and not request.lines_only:
+    if (request.move_jobs > 1 or request.cluster is not None) and not request.lines_only:
         return _apart(request, progress)
     return solve_here(request, progress)
 

@@ -23,6 +23,7 @@ from agon.core.errors import quoted
 from agon.core.game import Game, Move, State
 from agon.core.records import MAX_REASON_LENGTH, GameRecord
 from agon.games import make_game
+from agon.search.registry import parse_spec
 from agon.web import analysts, views
 from agon.web.changes import Listener
 from agon.web.config import ArenaLimits
@@ -87,6 +88,13 @@ def outcome_of(loaded: Loaded) -> Outcome:
     if state.is_over:
         return Outcome("over", state.result, state.end_reason)
     return Outcome(computer_next=_computer_seat(loaded.stored, state))
+
+
+def _seconds_a_move(spec: str) -> float | None:
+    """How long the agent ``spec`` thinks a move (None: no time limit, it answers at once or
+    by a count of simulations)."""
+    limit = parse_spec(spec)[1]
+    return None if limit is None else limit.seconds
 
 
 def _first_is(game: Game, colour: str) -> bool:
@@ -208,9 +216,10 @@ class Arena:
         """The computer's levels as the lobby lists them: Agon's own, then the configured
         programs (each with the games it plays)."""
         own = [
-            {"key": level.key, "label": level.label, "agent": level_spec(level.key),
-             "games": None}
+            {"key": level.key, "label": level.label, "agent": spec, "games": None,
+             "seconds": _seconds_a_move(spec)}
             for level in LEVELS
+            for spec in [level_spec(level.key)]
         ]
         return own + [level.describe() for level in self.engine_levels.values()]
 

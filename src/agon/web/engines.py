@@ -82,7 +82,7 @@ class EngineLevel:
         return {
             "key": self.key,
             "label": self.label,
-            "agent": f"another program, {self.engine.seconds} s a move",
+            "agent": "another program",
             "seconds": self.engine.seconds,
             "games": list(self.games) if self.games is not None else None,
         }

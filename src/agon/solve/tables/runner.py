@@ -35,6 +35,7 @@ from agon.solve.tables.report import BOUNDS_SECONDS, render
 def solve_job(
     job: Job, max_seconds: float, progress: Progress | None, asked_bits: int | None = None,
     checkpoint: Path | None = None, resume: bool = True, move_jobs: int = 1,
+    cluster: str | None = None,
 ) -> Record:
     """The job's record: its value and best moves within ``max_seconds``, then (for jobs
     with openings) every move's value in the time left, so that a board whose weaker openings
@@ -43,13 +44,13 @@ def solve_job(
     recorded. With a ``checkpoint`` file, a job that stops before it is solved saves its
     solver's tables there, and (with ``resume``) one whose file exists goes on from it (the
     record then says what the earlier runs did); a solved job's file is deleted. With
-    ``move_jobs`` above one, the job's moves are solved apart in that many processes.
-    Ctrl-C raises ``KeyboardInterrupt``."""
+    ``move_jobs`` above one, the job's moves are solved apart in that many processes; with a
+    ``cluster`` (a Ray address), on it. Ctrl-C raises ``KeyboardInterrupt``."""
     request = SolveRequest(
         job.game, job.state(), openings=job.openings, value_first=True,
         lines_after=job.lines_after, lines_only=job.lines_only, limit=Limit(seconds=max_seconds),
         table_bits=asked_bits, default_table_bits=table_bits(job.game), tables_file=checkpoint,
-        resume=resume, keep_solved_tables=False, move_jobs=move_jobs,
+        resume=resume, keep_solved_tables=False, move_jobs=move_jobs, cluster=cluster,
     )
     report = run(request, progress)
     for note in report.notes:
@@ -133,6 +134,7 @@ def generate_tables(
     workers: int = 1,
     checkpoints: Path | None = None,
     move_jobs: int = 1,
+    cluster: str | None = None,
 ) -> None:
     """Solve what is not solved yet (within ``max_seconds`` each) and write ``out``; with
     ``quality_positions``, also measure the agents' move quality on that many positions.
@@ -145,10 +147,13 @@ def generate_tables(
     tables there while it is not solved (``KEY.npz``), and a job with such a file goes on from
     it, whatever time it had before (unless ``fresh``). With ``move_jobs`` above one, each
     job's moves are solved apart in that many processes (not with ``workers``), each move's
-    tables kept beside ``KEY.npz``."""
-    if workers > 1 and move_jobs > 1:
+    tables kept beside ``KEY.npz``; with a ``cluster`` (a Ray address, see
+    :mod:`agon.solve.on_ray`), on it, joined once for the whole run."""
+    apart = move_jobs > 1 or cluster is not None
+    if workers > 1 and apart:
         raise AgonError(
-            "--jobs and --move-jobs cannot be combined: spread either families or a job's moves"
+            "--jobs cannot be combined with --move-jobs or --ray: spread either families or a "
+            "job's moves"
         )
     if out.suffix.lower() != ".md":
         raise AgonError(
@@ -162,7 +167,7 @@ def generate_tables(
 
     def kept(path: Path) -> bool:
         """Whether a checkpoint is there to go on from (one per move, where moves are apart)."""
-        return bool(kept_move_tables(path)) if move_jobs > 1 else path.exists()
+        return bool(kept_move_tables(path)) if apart else path.exists()
 
     def selected(key: str) -> bool:
         return not only or any(fnmatch.fnmatchcase(key, pattern) for pattern in only)
@@ -222,7 +227,7 @@ def generate_tables(
         """:func:`solve_job`'s arguments after ``progress`` for ``job`` (a checkpoint only for jobs
         given the full time: the others only look for bounds)."""
         path = checkpoint(job) if budget >= max_seconds else None
-        return table_bits, path, not fresh, move_jobs
+        return table_bits, path, not fresh, move_jobs, cluster
 
     def finish(job: Job, record: Record) -> None:
         results[job.key] = record
@@ -231,10 +236,18 @@ def generate_tables(
             given_up.add(job.family_name)
         _save(store, results)
 
-    if workers <= 1:
+    def solve_each() -> None:
         while (task := next_job()) is not None:
             job, budget = task
             finish(job, solve_job(job, budget, progress, *solving(job, budget)))
+
+    if cluster is not None:
+        from agon.solve.on_ray import connected
+
+        with connected(cluster, move_jobs):
+            solve_each()
+    elif workers <= 1:
+        solve_each()
     else:
         _solve_in_workers(workers, next_job, finish, running, progress, solving)
     rendered = render(results)

@@ -65,7 +65,8 @@ function fillLevels() {
   const game = chosenGame();
   levelSelect.replaceChildren(
     ...meta.levels.filter((level) => !level.games || level.games.includes(game)).map((level) => {
-      const option = new Option(`${level.label} (${level.agent})`, level.key);
+      const thinks = level.seconds ? `${level.seconds} s a move` : "at once";
+      const option = new Option(`${level.label}: ${thinks} (${level.agent})`, level.key);
       option.selected = level.key === previous;
       return option;
     }),
