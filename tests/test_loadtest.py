@@ -38,6 +38,22 @@ def test_a_load_test_plays_watches_and_checks_every_game(tmp_path: Path) -> None
     assert report["interrupted"] is False
 
 
+def test_a_load_test_watches_through_another_server_of_the_arena(postgres_url: str) -> None:
+    """Players on one server, spectators on another of the same arena (PostgreSQL): every
+    update crosses processes, and each is timed."""
+    limits = replace(UNLIMITED, sockets_per_address=1000)
+    with BackgroundServer(postgres_url, limits=limits) as players, \
+            BackgroundServer(postgres_url, limits=limits) as watchers:
+        result = runner.invoke(app, [
+            "loadtest", players.url, "alak", "--size", "7", "--games", "3", "--spectators", "1",
+            "--seconds", "3", "--watch-url", watchers.url, "--json",
+        ])
+    assert result.exit_code == 0, result.output
+    report = json.loads(result.stdout)
+    assert report["errors"] == {} and report["mismatches"] == []
+    assert report["update_latency"]["count"] > 0  # (the moves reached the other server's)
+
+
 def test_a_load_test_counts_what_the_arena_refuses(tmp_path: Path) -> None:
     """Against an arena with the limits made for players, one client's games are refused
     after the first few: each refusal is counted with the arena's words, no traceback."""
@@ -52,6 +68,7 @@ def test_a_load_test_counts_what_the_arena_refuses(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize(("arguments", "words"), [
     (["ftp://arena", "alak"], "must start with http:// or https://"),
+    (["http://127.0.0.1:1", "alak", "--watch-url", "ws://elsewhere"], "--watch-url must start"),
     (["http://127.0.0.1:1", "alak", "--games", "0"], "--games must be 1 to"),
     (["http://127.0.0.1:1", "alak", "--computer", "5", "--games", "2"], "--computer must be 0"),
     (["http://127.0.0.1:1", "alak", "--seconds", "-1"], "--seconds must be above 0"),

@@ -9,7 +9,8 @@ import itertools
 import json
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -163,15 +164,29 @@ def holder_of_the_turn(url: str) -> str | None:
         engine.dispose()
 
 
-def test_a_friend_game_across_two_processes_is_watched_from_a_third(postgres_url: str) -> None:
-    servers = [ArenaProcess(postgres_url) for _ in range(3)]
-    for server in servers:
-        server.start()
+@contextmanager
+def arena_processes(url: str, count: int) -> Iterator[list[ArenaProcess]]:
+    """``count`` ``agon serve`` processes on the database ``url``, killed after the block."""
+    servers = [ArenaProcess(url) for _ in range(count)]
     try:
-        host = servers[0].post("/api/games", {"game": "alak", "options": {"size": 9},
-                                              "opponent": "friend", "colour": "black"})
-        game_id = host["id"]
-        tokens = {"black": host["token"], "white": host["invite_token"]}
+        for server in servers:
+            server.start()
+        yield servers
+    finally:
+        for server in servers:
+            server.kill()
+
+
+def friend_game(server: ArenaProcess) -> tuple[str, dict[str, str]]:
+    """A friend game of Alak on 9 points made on ``server``: its id, and each seat's token."""
+    host = server.post("/api/games", {"game": "alak", "options": {"size": 9},
+                                      "opponent": "friend", "colour": "black"})
+    return host["id"], {"black": host["token"], "white": host["invite_token"]}
+
+
+def test_a_friend_game_across_two_processes_is_watched_from_a_third(postgres_url: str) -> None:
+    with arena_processes(postgres_url, 3) as servers:
+        game_id, tokens = friend_game(servers[0])
         seen: list[int] = []
         with connect(f"ws://127.0.0.1:{servers[2].port}/ws/games/{game_id}") as socket:
             seen.append(json.loads(socket.recv(timeout=DEADLINE))["view"]["revision"])
@@ -183,9 +198,6 @@ def test_a_friend_game_across_two_processes_is_watched_from_a_third(postgres_url
                 seen.append(update["revision"])
                 assert [move["text"] for move in update["moves"]] == played
         assert seen == list(range(7))
-    finally:
-        for server in servers:
-            server.kill()
 
 
 @pytest.mark.slow
@@ -196,14 +208,8 @@ def test_a_turn_whose_process_dies_is_taken_by_another_and_no_move_is_lost(
     computer thinks (for seconds) in another game; the process holding its turn is killed
     (SIGKILL): the other takes the turn, every acknowledged move is kept, and the friend game
     goes on through the process left."""
-    servers = [ArenaProcess(postgres_url) for _ in range(2)]
-    for server in servers:
-        server.start()
-    try:
-        host = servers[0].post("/api/games", {"game": "alak", "options": {"size": 9},
-                                              "opponent": "friend", "colour": "black"})
-        game_id = host["id"]
-        tokens = {"black": host["token"], "white": host["invite_token"]}
+    with arena_processes(postgres_url, 2) as servers:
+        game_id, tokens = friend_game(servers[0])
         acknowledged = [servers[ply].play_any_move(game_id, tokens[colour])
                         for ply, colour in enumerate(["black", "white"])]
         computer = servers[0].post("/api/games", {"game": "alternator", "options": {
@@ -223,9 +229,6 @@ def test_a_turn_whose_process_dies_is_taken_by_another_and_no_move_is_lost(
                          for colour in ["black", "white"]]
         final = survivor.view(game_id, tokens["black"])
         assert [move["text"] for move in final["moves"]] == acknowledged
-    finally:
-        for server in servers:
-            server.kill()
 
 
 def test_a_database_made_before_migrations_is_upgraded_and_keeps_its_games(

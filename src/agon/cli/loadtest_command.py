@@ -53,6 +53,14 @@ def loadtest(
             "other games' moves are then timed apart."
         ),
     ] = 0,
+    watch_url: Annotated[
+        str | None,
+        typer.Option(
+            help="Where the spectators watch, if not at URL: another server process of the same "
+            "arena (on the same database), to time updates across processes.",
+            show_default=False,
+        ),
+    ] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
 ) -> None:
     """Play many games against a running arena over HTTP and WebSockets, as remote players and
@@ -71,10 +79,12 @@ def loadtest(
     check_count(crowd, "--crowd", 0, MAX_SPECTATORS)
     if not 0 < seconds <= MAX_SECONDS:
         fail(f"--seconds must be above 0 and at most {MAX_SECONDS:g}, not {seconds:g}")
-    if not url.startswith(("http://", "https://")):
-        fail(f"the arena's URL must start with http:// or https://, not {url!r}")
+    for given, name in ((url, "the arena's URL"), (watch_url, "--watch-url")):
+        if given is not None and not given.startswith(("http://", "https://")):
+            fail(f"{name} must start with http:// or https://, not {given!r}")
     plan = LoadPlan(
-        game, games, seconds, spectators, computer, level, moves_per_game, seed, crowd
+        game, games, seconds, spectators, computer, level, moves_per_game, seed, crowd,
+        watch_url,
     )
     progress = Progress(
         TextColumn("{task.description}"), TimeElapsedColumn(),

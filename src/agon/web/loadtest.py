@@ -57,6 +57,9 @@ class LoadPlan:
     crowd: int = 0
     """More spectators of one board, the first slot's game (a featured game a whole school
     watches); the other games' moves are then timed apart."""
+    watch_url: str | None = None
+    """Where the spectators watch, if not where the players play: another server process of
+    the same arena, so that each update is timed across processes."""
 
 
 @dataclass
@@ -302,6 +305,7 @@ async def run_load(
     under way at once until the time is up: a game that ends makes room for a new one."""
     report = report or LoadReport(plan)
     url = url.rstrip("/")
+    watch_url = (plan.watch_url or url).rstrip("/")
     limits = httpx.Limits(
         max_connections=min(2 * plan.games, 200), max_keepalive_connections=200,
         keepalive_expiry=KEEPALIVE_SECONDS,
@@ -323,7 +327,7 @@ async def run_load(
             spectators = max(plan.spectators, 1 if game.against_computer else 0)
             for index in range(spectators + (plan.crowd if game.featured else 0)):
                 ready.append(asyncio.Event())
-                watching.append(asyncio.create_task(game.watch(url, index == 0, ready[-1])))
+                watching.append(asyncio.create_task(game.watch(watch_url, index == 0, ready[-1])))
             await asyncio.gather(*(event.wait() for event in ready))
             await game.play(client, deadline, on_move)
             # (the last updates reach the spectators, then they leave)
