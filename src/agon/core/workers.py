@@ -34,10 +34,11 @@ then are killed, and what they found is lost."""
 WINDING_UP_POLL_SECONDS = 0.2
 """How often the parent looks again whether tasks winding up (saving their tables) remain."""
 
-_LEFT_TO_THE_PARENT = (
+STOP_SIGNALS = (
     signal.SIGINT, signal.SIGTERM, *([signal.SIGHUP] if hasattr(signal, "SIGHUP") else [])
 )
-"""The signals a worker ignores: Ctrl-C, ``timeout`` and a closed terminal signal the whole
+"""The signals that stop a program, which a worker ignores: Ctrl-C, ``timeout`` and a closed
+terminal signal the whole
 process group, and the parent stops its workers itself, keeping what they found (a worker
 killed by one lost its task's result, and the parent waited for it for ever)."""
 
@@ -70,7 +71,7 @@ class StopSignal:
 
 
 class _Worker(multiprocessing.context.SpawnProcess):
-    """A worker process, which ignores SIGTERM (:data:`_LEFT_TO_THE_PARENT`): its pool ends it
+    """A worker process, which ignores SIGTERM (:data:`STOP_SIGNALS`): its pool ends it
     with SIGKILL, which also ends it in the middle of a compiled search."""
 
     def terminate(self) -> None:
@@ -124,7 +125,7 @@ def worker_pool(
         # reading half its start-up data: any thread of this process may take the signal, and
         # Python's handlers then raise in the main thread)
         if hasattr(signal, "pthread_sigmask"):
-            signal.pthread_sigmask(signal.SIG_BLOCK, _LEFT_TO_THE_PARENT)
+            signal.pthread_sigmask(signal.SIG_BLOCK, STOP_SIGNALS)
         try:
             made.append(_WorkerPool(
                 processes, initializer=partial(_start_worker, prepare, stop, os.getpid()),
@@ -237,10 +238,10 @@ def _start_worker(
 ) -> None:
     global _stop
     _stop = stop
-    for stop_by_signal in _LEFT_TO_THE_PARENT:
+    for stop_by_signal in STOP_SIGNALS:
         signal.signal(stop_by_signal, signal.SIG_IGN)
     if hasattr(signal, "pthread_sigmask"):  # (born with them blocked: now they are ignored)
-        signal.pthread_sigmask(signal.SIG_UNBLOCK, _LEFT_TO_THE_PARENT)
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, STOP_SIGNALS)
     die_with_parent(parent)
     if prepare is not None:
         prepare()

@@ -28,7 +28,7 @@ from contextlib import contextmanager
 from typing import Any, Generic
 
 from agon.core.errors import AgonError
-from agon.core.workers import Result, Tag, Unanswered, hear_stop
+from agon.core.workers import STOP_SIGNALS, Result, Tag, Unanswered, hear_stop
 
 LOCAL = "local"
 """The address that starts a Ray cluster of this machine's own for one solve."""
@@ -166,8 +166,9 @@ def _stop_handlers() -> dict[int, Any]:
     thread only)."""
     if threading.current_thread() is not threading.main_thread():
         return {}
-    stops = [signal.SIGINT, signal.SIGTERM, *([signal.SIGHUP] if hasattr(signal, "SIGHUP") else [])]
-    return {stop: signal.getsignal(stop) for stop in stops if signal.getsignal(stop) is not None}
+    return {
+        stop: signal.getsignal(stop) for stop in STOP_SIGNALS if signal.getsignal(stop) is not None
+    }
 
 
 def _check_reachable(address: str) -> None:

@@ -20,7 +20,7 @@ from datetime import UTC, datetime, timedelta
 from typing import Any, Literal
 
 from agon.core.errors import quoted
-from agon.core.game import Game, Move, State
+from agon.core.game import Game, Move
 from agon.core.records import MAX_REASON_LENGTH, GameRecord
 from agon.games import make_game
 from agon.search.registry import parse_spec
@@ -33,7 +33,7 @@ from agon.web.guard import OpenSockets, RateLimit, TooManyRequests
 from agon.web.hub import Hub
 from agon.web.levels import LEVELS, first_available, level_spec
 from agon.web.puzzles import Puzzles
-from agon.web.replay import Loaded, replay
+from agon.web.replay import Loaded, computer_seat_to_move, replay
 from agon.web.seats import (
     COLOURS,
     invite_for,
@@ -87,7 +87,7 @@ def outcome_of(loaded: Loaded) -> Outcome:
     state = loaded.state
     if state.is_over:
         return Outcome("over", state.result, state.end_reason)
-    return Outcome(computer_next=_computer_seat(loaded.stored, state))
+    return Outcome(computer_next=computer_seat_to_move(loaded.stored, state))
 
 
 def _seconds_a_move(spec: str) -> float | None:
@@ -101,12 +101,6 @@ def _first_is(game: Game, colour: str) -> bool:
     """The player of ``colour`` moves first in the game."""
     first = game.new_state().to_move
     return first is not None and first.label == colour
-
-
-def _computer_seat(stored: StoredGame, state: State) -> bool:
-    """The player to move in ``state`` is the computer."""
-    player = state.to_move
-    return player is not None and stored.agents[player.label] is not None
 
 
 class Arena:
@@ -133,6 +127,8 @@ class Arena:
         """The revision of each game that this process stored last (:data:`KEPT_OWN_CHANGES`)."""
         self._refreshing: dict[str, asyncio.Task[None]] = {}
         """The game being read again after another process's change, one task a game."""
+        self._read_after: set[str] = set()
+        """Games changed again while being read again: read once more after."""
         self.listener: Listener | None = None
         self.limits = limits or ArenaLimits()
         self.engine_levels = {level.key: level for level in engine_levels}
@@ -260,7 +256,8 @@ class Arena:
             raise ArenaError(
                 f"unknown opponent {quoted(request.opponent)}: computer, local or friend"
             )
-        stored = await asyncio.to_thread(
+        computer_first = request.opponent == "computer" and _first_is(game, other)
+        await asyncio.to_thread(
             self.store.create,
             game_id=game_id,
             game=game.name,
@@ -268,9 +265,10 @@ class Arena:
             mode=request.opponent,
             seats=seats,
             host=None if request.opponent == "local" else colour,
-            computer_first=request.opponent == "computer" and _first_is(game, other),
+            computer_first=computer_first,
         )
-        self.computer.ensure_thinking(replay(stored))
+        if computer_first:
+            self.computer.look_at_queue()
         host_colour = None if request.opponent == "local" else colour
         return Created(game_id, token, invite, host_colour)
 
@@ -526,11 +524,11 @@ class Arena:
         self.computer.look_at_queue()
 
     def _refresh(self, game_id: str, seen: int) -> None:
-        """Read the game again and broadcast it, if newer than ``seen`` (one read at a time a
-        game: a read started after the latest change sees it)."""
-        running = self._refreshing.get(game_id)
-        if running is not None and not running.done():
-            running.add_done_callback(lambda _: self._refresh(game_id, seen))
+        """Read the game again and broadcast it, if newer than ``seen``: one read at a time a
+        game, and changes announced during a read make one more read after it (a read started
+        after the latest change sees it)."""
+        if game_id in self._refreshing:
+            self._read_after.add(game_id)
             return
         self._refreshing[game_id] = asyncio.create_task(self._read_again(game_id, seen))
 
@@ -544,8 +542,10 @@ class Arena:
         except Exception:
             log.exception("reading game %s again failed", game_id)
         finally:
-            if self._refreshing.get(game_id) is asyncio.current_task():
-                del self._refreshing[game_id]
+            del self._refreshing[game_id]
+            if game_id in self._read_after:
+                self._read_after.discard(game_id)
+                self._refresh(game_id, self.hub.announced(game_id))
 
     async def _follow(self, game_id: str, seen: int) -> None:
         """Poll the game every :data:`REFRESH_SECONDS` and broadcast a revision newer than

@@ -31,8 +31,13 @@ class Loaded:
 
     @property
     def computer_to_move(self) -> bool:
-        colour = self.to_move
-        return colour is not None and self.stored.agents[colour] is not None
+        return self.active and computer_seat_to_move(self.stored, self.state)
+
+
+def computer_seat_to_move(stored: StoredGame, state: State) -> bool:
+    """The player to move in ``state`` (a position of the stored game) is the computer."""
+    player = state.to_move
+    return player is not None and stored.agents[player.label] is not None
 
 
 def replay(stored: StoredGame) -> Loaded:
