@@ -97,6 +97,9 @@ def test_solve_match_and_quality() -> None:
     assert [game["margin"] for game in match["results"]] == [1, 1]  # Black takes the last pin
     quality = agon("quality", "kayles", "mcts:50", "--leftmost", "--positions", "2")
     assert quality.returncode == 2 and "offers no choice of moves" in quality.stderr
+    # no fast twin, so no evaluation terms: there is nothing to train, and it still plays
+    trained = agon("train", "kayles", "--pins", "5", "--games", "1")
+    assert trained.returncode == 2 and "has no evaluation terms to train" in trained.stderr
 
 
 # --- the web arena ------------------------------------------------------------------------------

@@ -15,6 +15,7 @@ from agon.search.match import (
     GameSummary,
     elo_estimate,
     elo_from_score,
+    opening_moves,
     play_game,
     run_match,
 )
@@ -77,6 +78,24 @@ def test_a_seeded_match_with_count_budgets_repeats_in_any_number_of_processes() 
     two = run_match(ALAK_5, "mcts:50", "alphabeta:100", games=2, jobs=2, seed=9)
     assert one.to_json()["results"] == two.to_json()["results"]
     assert play_game(ALAK_5, "mcts:50", "alphabeta:100", 1, 9) == one.games[0]
+
+
+def test_random_openings_are_shared_by_a_pair_and_vary_between_pairs() -> None:
+    game = make_game("alternator", {"size": "4x4"})
+    first, second, third = (opening_moves(game, 3, number, 4) for number in (1, 2, 3))
+    assert first == second and first != third and len(first) == 4
+    state = game.new_state()
+    for move in first:
+        state.play(move)  # (legal)
+    assert opening_moves(game, 3, 1, 0) == []
+    assert len(opening_moves(make_game("alak", {"size": 2}), 3, 1, 50)) < 50  # it ends first
+    # deterministic agents: one pair's two games again and again without them, not with them
+    same = run_match(game, "alphabeta:300", "alphabeta:300", games=6, seed=3)
+    varied = run_match(game, "alphabeta:300", "alphabeta:300", games=6, seed=3,
+                       opening_plies=4)
+    assert len({(g.a_colour, g.margin, g.moves) for g in same.games}) == 2
+    assert len({(g.a_colour, g.margin, g.moves) for g in varied.games}) > 2
+    assert varied.to_json()["opening_plies"] == 4
 
 
 def test_interrupted_match_reports_the_games_finished() -> None:

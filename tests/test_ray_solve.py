@@ -203,9 +203,9 @@ def test_agon_tables_on_ray_gives_the_results_of_one_solver(
     alone, on_cluster = tmp_path / "alone.md", tmp_path / "ray.md"
     tables_runner.generate_tables(alone, ENOUGH_SECONDS, fresh=False, progress=None)
     tables_runner.generate_tables(
-        on_cluster, ENOUGH_SECONDS, fresh=False, progress=None, move_jobs=2,
-        cluster=on_ray.LOCAL,
+        on_cluster, ENOUGH_SECONDS, fresh=False, progress=None, cluster=on_ray.LOCAL
     )
     assert len(_values(on_cluster)) == 4
     assert _values(on_cluster) == _values(alone)
+    # the moves solved at once are the cluster's CPUs (no --jobs given)
     assert " (each move solved apart, 2 at once) |" in on_cluster.read_text()

@@ -450,14 +450,14 @@ def test_a_broken_worker_pool_is_replaced(make_client: Any) -> None:
     seat, _ = start_game(process_client, game="alak", options={"size": 7}, opponent="computer",
                          level="beginner", colour="white")
     view = seat.wait_for_turn(timeout=60)
-    broken = arena.computer.executor
+    broken = arena.computer.executor(0)
     for process in list(broken._processes.values()):
         process.kill()
         process.join()
     seat.move(first_legal(view))
     view = seat.wait_for_turn(timeout=60)
     assert len(view["moves"]) == 3
-    assert arena.computer.executor is not broken
+    assert arena.computer.executor(0) is not broken
 
 
 # --- pages -------------------------------------------------------------------------------------
@@ -559,17 +559,22 @@ def test_any_move_text_gets_an_answer_not_a_crash(client: TestClient, text: str)
 
 
 def test_a_worker_keeps_its_agents_between_moves() -> None:
-    """The computer's tables are not thrown away after each move: a worker keeps the agents it
-    used last (one for each variant and spec), and lets go of the oldest."""
+    """The computer's tables are not thrown away after each move: a worker keeps an agent for
+    each game it played last; where it keeps as many as it may, a new game takes over the
+    agent of its variant and spec used longest ago, else the oldest is let go of."""
     from agon.web import levels
 
     small, other, third = (make_game("alak", {"size": size}) for size in (5, 6, 7))
-    first = levels.kept_agent(small, "greedy", seed=1)
-    assert levels.kept_agent(small, "greedy", seed=2) is first
-    assert levels.kept_agent(small, "random", seed=1) is not first
-    levels.kept_agent(other, "greedy", seed=1)
-    levels.kept_agent(third, "greedy", seed=1)
-    assert levels.kept_agent(small, "greedy", seed=1) is not first  # (let go of: the oldest)
+    first = levels.kept_agent(small, "greedy", seed=1, owner="g1")
+    assert levels.kept_agent(small, "greedy", seed=2, owner="g1") is first
+    assert levels.kept_agent(small, "greedy", seed=1, owner="g2") is not first
+    assert levels.kept_agent(small, "random", seed=1, owner="g1") is not first
+    assert levels.KEPT_AGENTS == 3  # (g1, g2 and g1's random are kept)
+    assert levels.kept_agent(small, "greedy", seed=1, owner="g3") is first  # taken over
+    assert levels.kept_agent(small, "greedy", seed=1, owner="g1") is not first
+    levels.kept_agent(other, "greedy", seed=1, owner="g4")
+    levels.kept_agent(third, "greedy", seed=1, owner="g5")
+    assert levels.kept_agent(small, "greedy", seed=1, owner="g3") is not first  # let go of
     answer = levels.think("alak", {"size": 5}, ["3"], "greedy", seed=1)
     state = small.new_state()
     state.play_text("3")

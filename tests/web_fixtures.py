@@ -92,10 +92,11 @@ def replayed(view: dict[str, Any]) -> State:
 
 UNLIMITED = ArenaLimits(
     games_per_minute=10**6, hints_per_minute=10**6, analyses_per_minute=10**6,
-    reviews_per_minute=10**6, reads_per_minute=10**6,
+    reviews_per_minute=10**6, reads_per_minute=10**6, ponder_seconds=0,
 )
 """The rates a test's many games and hints need (tests/test_web_hardening.py tries the
-limits themselves)."""
+limits themselves), and no thinking on the opponent's time (tests/test_web_pondering.py tries
+it), which would keep a core busy for half a minute after each of the computer's moves."""
 
 
 def both_databases(request: pytest.FixtureRequest, web_db: Path) -> str:

@@ -38,6 +38,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from agon.core.errors import AgonError, IllegalMove, NotationError, PositionError
+from agon.core.evaluation import params_weights
 from agon.core.game import Game, Move, State, result_text
 from agon.core.player import Player
 from agon.core.plugin import GamePlugin
@@ -273,6 +274,22 @@ class _Conformance:
         for number in range(LOCKSTEP_GAMES):
             problem = verify_game(twin, rng)
             assert problem is None, f"game {number + 1}: {problem}"
+
+    def test_evaluation_terms_add_up_to_the_evaluation(self, variant: Game) -> None:
+        """Where the twin declares its evaluation's terms (what ``agon train`` fits), the
+        evaluation is their base plus the weighted terms, with the weights ``params`` hold."""
+        twin = twin_for(variant)
+        terms = twin.terms
+        if terms is None:
+            return  # (an evaluation that is not a weighted sum: nothing to add up)
+        weights = params_weights(twin.params, terms)
+        assert weights.shape == (len(terms.names),) and np.all(np.isfinite(weights))
+        for state in sample_states(variant):
+            array = twin.from_reference(state)
+            row = np.zeros(len(terms.names), dtype=np.float64)
+            base = terms.features(twin.params, array, row)
+            estimate = twin.evaluate(twin.params, array)
+            assert estimate == pytest.approx(base + float(row @ weights)), state.position()
 
     def test_copies_are_independent_and_undo_restores(self, variant: Game) -> None:
         fresh = variant.new_state()

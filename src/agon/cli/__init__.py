@@ -24,11 +24,12 @@ def _register_commands() -> None:
         serve_command,
         solve_commands,
         study_commands,
+        train_command,
     )
 
     for module in (
         play_commands, study_commands, puzzle_commands, search_commands, solve_commands,
-        serve_command, loadtest_command, engine_command,
+        serve_command, loadtest_command, engine_command, train_command,
     ):
         module.register(app)
 

@@ -25,6 +25,7 @@ from agon.games import make_game, names, plugin, plugins
 GameArg = Annotated[
     str, typer.Argument(help=f"The game: {' or '.join(names())}.", show_default=False)
 ]
+JsonOpt = Annotated[bool, typer.Option("--json", help="Print one JSON object.")]
 GameOptions = dict[str, Any]
 """The game options given on the command line, by option name (text, or a bool for a flag):
 a command's parameter that :func:`game_command` fills from one command-line option per option

@@ -14,6 +14,7 @@ from agon.cli.common import (
     INTERRUPTED,
     GameArg,
     GameOptions,
+    JsonOpt,
     build_game,
     check_count,
     fail,
@@ -61,7 +62,7 @@ def loadtest(
             show_default=False,
         ),
     ] = None,
-    as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
+    as_json: JsonOpt = False,
 ) -> None:
     """Play many games against a running arena over HTTP and WebSockets, as remote players and
     spectators would (random legal moves), for a bounded time; report moves a second, p50 and

@@ -16,6 +16,7 @@ from agon.cli.common import (
     MAX_WORKERS,
     GameArg,
     GameOptions,
+    JsonOpt,
     build_game,
     check_count,
     check_seconds,
@@ -105,13 +106,22 @@ def match(
         int | None,
         typer.Option(help="Seed: with count budgets a match repeats exactly.", show_default=False),
     ] = None,
-    as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
+    random_plies: Annotated[
+        int,
+        typer.Option(
+            help="Open each game with this many plies at random, the same for both games of a "
+            "pair (A as Black, then as White): agents that always play the same move in the "
+            "same position otherwise play the same two games again and again."
+        ),
+    ] = 0,
+    as_json: JsonOpt = False,
 ) -> None:
     """Play a match of A against B, colours alternating; report A's wins, draws and losses,
     mean margin and Elo difference. Ctrl-C stops it and reports the games finished so far."""
     game = build_game(game_name, options)
     check_count(games, "--games", 1, MAX_GAMES)
     check_count(jobs, "--jobs", 1, MAX_WORKERS)
+    check_count(random_plies, "--random-plies", 0, MAX_GAMES)
     for spec in (agent_a, agent_b):
         try:
             check_player_spec(spec)
@@ -130,7 +140,9 @@ def match(
             )
 
         try:
-            report = run_match(game, agent_a, agent_b, games, jobs, seed, on_game, make_player)
+            report = run_match(
+                game, agent_a, agent_b, games, jobs, seed, on_game, make_player, random_plies
+            )
         except AgonError as error:
             fail(str(error))
     typer.echo(json.dumps(report.to_json()) if as_json else match_text(report))
@@ -162,7 +174,7 @@ def bench_command(
             show_default=False,
         ),
     ] = None,
-    as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
+    as_json: JsonOpt = False,
     verify_twins: Annotated[
         bool,
         typer.Option(

@@ -136,6 +136,15 @@ def serve(
             show_default=False,
         ),
     ] = None,
+    ponder_seconds: Annotated[
+        float | None,
+        typer.Option(
+            help="The longest the computer thinks on its opponent's time after each of its "
+            "moves, while its worker has nothing else to do; 0: never "
+            "(default: $AGON_PONDER_SECONDS, else 30).",
+            show_default=False,
+        ),
+    ] = None,
 ) -> None:
     """Play the games in the browser: against the computer, at one screen, or
     with a friend through a link."""
@@ -153,7 +162,7 @@ def serve(
         limits = ArenaLimits.from_environment(
             games_per_minute=games_per_minute, hints_per_minute=hints_per_minute,
             analyses_per_minute=analyses_per_minute, reviews_per_minute=reviews_per_minute,
-            idle_days=idle_days, engines_at_once=engines_at_once,
+            idle_days=idle_days, engines_at_once=engines_at_once, ponder_seconds=ponder_seconds,
         )
         engine_levels = configured_levels(engines, LEVELS_BY_KEY)
         trusted = read_trusted_proxies(trusted_proxies)

@@ -24,6 +24,7 @@ from agon.cli.common import (
     MAX_WORKERS,
     GameArg,
     GameOptions,
+    JsonOpt,
     build_game,
     check_count,
     check_seconds,
@@ -53,7 +54,6 @@ if TYPE_CHECKING:
 
 TIMED_OUT = 124  # timeout(1)'s status for a command that ran past its limit
 
-JsonOpt = Annotated[bool, typer.Option("--json", help="Print one JSON object.")]
 RayOpt = Annotated[
     bool,
     typer.Option(

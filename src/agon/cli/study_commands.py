@@ -19,6 +19,7 @@ from rich.text import Text
 from agon.cli.common import (
     INTERRUPTED,
     GameOptions,
+    JsonOpt,
     build_game,
     fail,
     game_command,
@@ -403,7 +404,7 @@ def analyse_command(
             "the rest.",
         ),
     ] = DEFAULT_LIMIT,
-    as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
+    as_json: JsonOpt = False,
     plain: PlainOpt = False,
 ) -> None:
     """Annotate every move of a game record, or analyse one position of a game.

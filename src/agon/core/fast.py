@@ -67,6 +67,7 @@ import numpy.typing as npt
 from numba import njit
 
 from agon.core.compiled import cache_kernels, rebuild_damaged_caches
+from agon.core.evaluation import Terms
 from agon.core.game import Game, State
 
 # every kernel module imports this one, before it defines a kernel: from here on kernels are
@@ -205,6 +206,9 @@ class FastTwin:
     board_points: int = 0
     """How many points the boards ``history_board`` packs have (0 where the rules never look
     back): a solver can keep a result apart from its history only where they fit (1 to 32)."""
+    terms: Terms | None = None
+    """The terms of its ``evaluate`` where that is a weighted sum whose weights live in
+    ``params`` (:mod:`agon.core.evaluation`): what ``agon train`` fits; None where it is not."""
     cached: bool = True
     """Whether the kernels may be compiled into Numba's on-disk cache (not those that call
     back into Python: a cached one fails when it is loaded)."""

@@ -198,6 +198,10 @@ class TaskResults(Protocol[Tag, Result]):
 
     def next(self) -> tuple[Tag, Result]: ...
 
+    @property
+    def at_once(self) -> int:
+        """How many tasks run at once."""
+
 
 def stop_and_wait(
     stop: AskedStop, wait: Callable[[], None], answer_seconds: float = STOP_ANSWER_SECONDS
@@ -296,6 +300,11 @@ class WorkerResults(Generic[Tag, Result]):
         )
         self._answers_taken = 0
         """Results taken of tasks that had answered the stop signal (:func:`winding_up`)."""
+
+    @property
+    def at_once(self) -> int:
+        """The pool's processes."""
+        return int(self._pool._processes)  # type: ignore[attr-defined]
 
     def submit(self, tag: Tag, task: Callable[..., Result], *arguments: Any) -> None:
         done = partial(self._finish, tag)

@@ -3,7 +3,10 @@
 Games are played on the reference rules (``State.play`` checks every move), each agent
 thinking on its own. Game ``i`` (from 1) has A as Black when ``i`` is odd. Each agent gets a
 seed derived from the match seed and the game number, so a seeded match with count budgets
-repeats exactly, however many worker processes share the games. An agent that forfeits
+repeats exactly, however many worker processes share the games. Agents that play the same
+move in the same position play the same two games again and again: a match may open each
+game with a few plies at random (:func:`opening_moves`), the same for the two games of a pair
+(A as Black, then as White), so that the openings are fair. An agent that forfeits
 (:class:`agon.search.agent.Forfeit`: another program that crashed, hung or answered an illegal
 move) loses that game, and the match goes on.
 """
@@ -16,11 +19,11 @@ from collections.abc import Callable, Generator
 from dataclasses import dataclass, field
 from typing import Any
 
-from agon.core.game import Game
+from agon.core.game import Game, Move
 from agon.core.player import Player
 from agon.core.render import player_name
 from agon.core.workers import worker_pool
-from agon.search.agent import Agent, Forfeit
+from agon.search.agent import Agent, Forfeit, RandomAgent
 from agon.search.registry import make_agent
 
 PlayerFactory = Callable[[str, Game, int | None], Agent]
@@ -122,6 +125,7 @@ class MatchReport:
     agent_b: str
     requested: int
     seed: int | None
+    opening_plies: int = 0
     games: list[GameSummary] = field(default_factory=list)
     interrupted: bool = False
 
@@ -158,6 +162,7 @@ class MatchReport:
             "a": self.agent_a,
             "b": self.agent_b,
             "seed": self.seed,
+            "opening_plies": self.opening_plies,
             "requested": self.requested,
             "games": len(self.games),
             "interrupted": self.interrupted,
@@ -181,6 +186,20 @@ def agent_seed(match_seed: int, number: int, which: str) -> int:
     return random.Random(f"{match_seed}:{number}:{which}").getrandbits(63)
 
 
+def opening_moves(game: Game, match_seed: int, number: int, plies: int) -> list[Move]:
+    """The random plies that open game ``number`` of a match: the same for both games of a
+    pair (1 and 2, 3 and 4, …), fewer where the game ends sooner."""
+    pair = (number + 1) // 2
+    walker = RandomAgent(game, random.Random(f"{match_seed}:opening:{pair}").getrandbits(63))
+    state = game.new_state()
+    moves: list[Move] = []
+    while len(moves) < plies and not state.is_over:
+        move = walker.choose(state)
+        state.play(move)
+        moves.append(move)
+    return moves
+
+
 def play_game(
     game: Game,
     spec_a: str,
@@ -188,13 +207,17 @@ def play_game(
     number: int,
     match_seed: int,
     make_player: PlayerFactory = make_agent,
+    opening_plies: int = 0,
 ) -> GameSummary:
-    """Play game ``number`` of a match (A is Black when ``number`` is odd). The players are
-    made for this game alone, and closed at its end however it ends."""
+    """Play game ``number`` of a match (A is Black when ``number`` is odd), from its opening
+    (:func:`opening_moves`). The players are made for this game alone, and closed at its end
+    however it ends."""
     a_colour = Player.BLACK if number % 2 == 1 else Player.WHITE
     seats = {a_colour: (spec_a, "a"), a_colour.other: (spec_b, "b")}
     players: dict[Player, Agent] = {}
     state = game.new_state()
+    for move in opening_moves(game, match_seed, number, opening_plies):
+        state.play(move)
     mover = Player.BLACK
     try:
         for mover, (spec, which) in seats.items():
@@ -226,7 +249,7 @@ def play_game(
     )
 
 
-Job = tuple[Game, str, str, int, int, PlayerFactory]
+Job = tuple[Game, str, str, int, int, PlayerFactory, int]
 
 
 def _play_game_job(job: Job) -> GameSummary:
@@ -242,8 +265,10 @@ def run_match(
     seed: int | None = None,
     on_game: Callable[[GameSummary], None] | None = None,
     make_player: PlayerFactory = make_agent,
+    opening_plies: int = 0,
 ) -> MatchReport:
-    """Play the match; Ctrl-C stops it and the report holds the games finished so far.
+    """Play the match, each game opened by ``opening_plies`` random plies; Ctrl-C stops it
+    and the report holds the games finished so far.
 
     The agent specs are checked (by building the agents once) before any game starts.
     ``make_player`` must be a module's function where ``jobs`` > 1 (workers receive it).
@@ -251,9 +276,10 @@ def run_match(
     for spec in (spec_a, spec_b):
         make_player(spec, game, None).close()
     match_seed = seed if seed is not None else random.SystemRandom().getrandbits(63)
-    report = MatchReport(game, spec_a, spec_b, games, seed)
+    report = MatchReport(game, spec_a, spec_b, games, seed, opening_plies)
     job_list = [
-        (game, spec_a, spec_b, number, match_seed, make_player) for number in range(1, games + 1)
+        (game, spec_a, spec_b, number, match_seed, make_player, opening_plies)
+        for number in range(1, games + 1)
     ]
     results = _results(job_list, jobs)
     try:

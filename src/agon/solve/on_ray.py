@@ -95,6 +95,11 @@ class RayResults(Generic[Tag, Result]):
         self._remote = ray.remote(num_cpus=1, max_retries=RETRIES)(_run_on_ray)
         self._running: dict[Any, Tag] = {}
 
+    @property
+    def at_once(self) -> int:
+        """The cluster's CPUs (one a task)."""
+        return max(1, int(self._ray.cluster_resources().get("CPU", 1)))
+
     def submit(self, tag: Tag, task: Callable[..., Result], *arguments: Any) -> None:
         reference = self._remote.remote(self._stop.flag, self._prepare, task, *arguments)
         self._running[reference] = tag

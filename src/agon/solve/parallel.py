@@ -70,14 +70,16 @@ class MoveResult(NamedTuple):
 
 
 def solve_moves_apart(
-    request: SolveRequest, solve_one: SolveOne, progress: Progress | None = None
+    request: SolveRequest, solve_one: SolveOne, progress: Progress | None = None,
+    workers: Callable[[int], None] | None = None,
 ) -> Solution:
     """The value, best moves and every move's value of the request's position, each move
     solved by ``solve_one`` (a session of its own: :func:`agon.solve.session.solve_here`) in
     one of ``request.move_jobs`` processes, within the request's limit;
     :class:`SolveInterrupted` (with the bounds the moves proved) when the time runs out or
     Ctrl-C stops it. With a tables file, each move's solver keeps its tables in
-    :func:`move_tables_file` of it."""
+    :func:`move_tables_file` of it. ``workers`` is told how many moves are solved at once
+    (the processes, or the cluster's CPUs)."""
     game, state = request.game, request.position()
     moves = state.legal_moves()
     if not moves:  # the game is over: nothing to spread
@@ -103,6 +105,8 @@ def solve_moves_apart(
         finder = Solver(game, 10)
         classes = finder.symmetric_moves(state)
         with _move_solvers(request, len(classes)) as (solving, stop):
+            if workers is not None:
+                workers(solving.at_once)
             for move in classes:
                 name = game.format_move(move)
                 label = None if progress is None else labelled_progress(progress, f"after {name}")

@@ -110,7 +110,8 @@ class SolveReport:
     earlier: Work = field(default_factory=Work)
     """The work of the earlier runs whose saved tables the session went on from."""
     moves_apart: int | None = None
-    """The worker processes, where the moves were solved apart."""
+    """How many moves were solved at once, where they were solved apart (worker processes, or
+    a Ray cluster's CPUs)."""
     notes: list[str] = field(default_factory=list)
     """What went wrong that did not stop the session (tables that could not be saved)."""
 
@@ -226,8 +227,12 @@ def _apart(request: SolveRequest, progress: Progress | None) -> SolveReport:
     (:func:`agon.solve.parallel.solve_moves_apart`); the lines, if asked, then get a solver of
     their own (the workers' tables are gone)."""
     report = SolveReport(request, moves_apart=request.move_jobs)
+
+    def workers(at_once: int) -> None:
+        report.moves_apart = at_once
+
     try:
-        solution = parallel.solve_moves_apart(request, solve_here, progress)
+        solution = parallel.solve_moves_apart(request, solve_here, progress, workers)
     except SolveInterrupted as stop:
         report.stopped, report.nodes, report.seconds = stop, stop.nodes, stop.seconds
         report.earlier = stop.earlier

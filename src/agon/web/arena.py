@@ -23,7 +23,6 @@ from agon.core.errors import quoted
 from agon.core.game import Game, Move
 from agon.core.records import MAX_REASON_LENGTH, GameRecord
 from agon.games import make_game
-from agon.search.registry import parse_spec
 from agon.web import analysts, views
 from agon.web.changes import Listener
 from agon.web.config import ArenaLimits
@@ -31,7 +30,7 @@ from agon.web.engines import EngineLevel, EngineSeats, level_key_of
 from agon.web.errors import ArenaError, Conflict, Forbidden, NotFound
 from agon.web.guard import OpenSockets, RateLimit, TooManyRequests
 from agon.web.hub import Hub
-from agon.web.levels import LEVELS, first_available, level_spec
+from agon.web.levels import LEVELS, first_available, level_spec, seconds_a_move
 from agon.web.puzzles import Puzzles
 from agon.web.replay import Loaded, computer_seat_to_move, replay
 from agon.web.seats import (
@@ -90,13 +89,6 @@ def outcome_of(loaded: Loaded) -> Outcome:
     return Outcome(computer_next=computer_seat_to_move(loaded.stored, state))
 
 
-def _seconds_a_move(spec: str) -> float | None:
-    """How long the agent ``spec`` thinks a move (None: no time limit, it answers at once or
-    by a count of simulations)."""
-    limit = parse_spec(spec)[1]
-    return None if limit is None else limit.seconds
-
-
 def _first_is(game: Game, colour: str) -> bool:
     """The player of ``colour`` moves first in the game."""
     first = game.new_state().to_move
@@ -139,7 +131,8 @@ class Arena:
         """Each computer level's name, Agon's own and the configured programs'."""
         engines = EngineSeats(engine_levels, self.limits.engines_at_once)
         self.computer = Computer(
-            self, workers=workers, kind=executor, warm=warm, engines=engines
+            self, workers=workers, kind=executor, warm=warm, engines=engines,
+            ponder_seconds=self.limits.ponder_seconds,
         )
         self._locks: dict[str, asyncio.Lock] = defaultdict(asyncio.Lock)
         self._hints = RateLimit(self.limits.hints_per_minute)
@@ -213,7 +206,7 @@ class Arena:
         programs (each with the games it plays)."""
         own = [
             {"key": level.key, "label": level.label, "agent": spec, "games": None,
-             "seconds": _seconds_a_move(spec)}
+             "seconds": seconds_a_move(spec)}
             for level in LEVELS
             for spec in [level_spec(level.key)]
         ]

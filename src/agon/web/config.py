@@ -61,6 +61,10 @@ def _make_parent(path: Path) -> None:
         raise AgonError(f"cannot create {path.parent}: {error.strerror or error}") from None
 
 
+MAY_BE_NONE = frozenset({"ponder_seconds"})
+"""The limits that may be 0 (none of it): the others must be positive."""
+
+
 @dataclass(frozen=True)
 class ArenaLimits:
     """What one client may ask of the arena. Each is set by an option of ``agon serve``, else
@@ -119,6 +123,9 @@ class ArenaLimits:
     review_seconds: float = 120.0
     """The longest a review of one game thinks in all (each position gets its share, at most
     a second)."""
+    ponder_seconds: float = 30.0
+    """The longest the computer thinks on its opponent's time after each of its moves (its
+    game's worker, while no other work comes; 0: never)."""
 
     @classmethod
     def from_environment(cls, **given: float | None) -> ArenaLimits:
@@ -137,8 +144,10 @@ class ArenaLimits:
                     raise AgonError(f"{source}={quoted(text)} is not a number") from None
             if chosen is None:
                 continue
-            if not 0 < chosen < 1e9:
-                raise AgonError(f"{source} must be a positive number below 10^9, not {chosen}")
+            lowest_allowed = 0 if field.name in MAY_BE_NONE else 1e-9
+            if not lowest_allowed <= chosen < 1e9:
+                size = "a number of at least 0" if lowest_allowed == 0 else "a positive number"
+                raise AgonError(f"{source} must be {size} below 10^9, not {chosen}")
             values[field.name] = chosen
         return cls(**values)  # type: ignore[arg-type]
 

@@ -8,16 +8,19 @@ from __future__ import annotations
 
 import json
 import threading
+import time
 from collections import OrderedDict
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 
 import agon.study  # noqa: F401 - (registers the strongest agent)
 from agon.core.errors import AgonError, quoted
-from agon.core.game import Game
+from agon.core.game import Game, State
+from agon.core.limits import Limit
 from agon.games import make_game, plugins
 from agon.search.agent import Agent
-from agon.search.registry import AGENTS, make_agent
+from agon.search.registry import AGENTS, make_agent, parse_spec
 from agon.solve.solver import warm_up_kernels
 
 
@@ -37,10 +40,13 @@ LEVELS: tuple[Level, ...] = (
 )
 LEVELS_BY_KEY = {level.key: level for level in LEVELS}
 DEFAULT_LEVEL = "medium"
-KEPT_AGENTS = 2
-"""Agents each worker keeps between moves (one of the strongest holds its solver's table, about
-a hundred megabytes)."""
+KEPT_AGENTS = 3
+"""Agents each worker keeps between moves, one a game (one of the strongest holds its solver's
+table, about a hundred megabytes)."""
+PONDER_SLICE_S = 0.2
+"""A ponder looks whether work came for its worker between slices of this long."""
 _worker = threading.local()
+T = TypeVar("T")
 
 
 def first_available(specs: tuple[str, ...]) -> str:
@@ -60,18 +66,24 @@ def level_spec(key: str) -> str:
     return first_available(level.specs)
 
 
+def seconds_a_move(spec: str) -> float | None:
+    """How long the agent ``spec`` thinks a move (None: no time limit, it answers at once or
+    by a count of simulations)."""
+    limit = parse_spec(spec)[1]
+    return None if limit is None else limit.seconds
+
+
 def think(
-    game_name: str, options: dict[str, Any], moves: list[str], spec: str, seed: int
+    game_name: str, options: dict[str, Any], moves: list[str], spec: str, seed: int,
+    owner: str = "",
 ) -> dict[str, Any]:
-    """Rebuild the position from its moves and let the agent analyse it.
+    """Rebuild the position from its moves and let the agent analyse it (the agent that game
+    ``owner`` has in this worker, :func:`kept_agent`).
 
     A plain top-level function of plain values, so that it can run in another process.
     """
-    game = make_game(game_name, options)
-    state = game.new_state()
-    for text in moves:
-        state.play_text(text)
-    analysis = kept_agent(game, spec, seed).analyse(state)
+    game, state = _position(game_name, options, moves)
+    analysis = kept_agent(game, spec, seed, owner).analyse(state)
     return {
         "move": game.format_move(analysis.best_move),
         "value": analysis.value,
@@ -81,16 +93,71 @@ def think(
     }
 
 
-def kept_agent(game: Game, spec: str, seed: int) -> Agent:
-    """The agent ``spec`` of ``game``'s variant that this worker (process or thread) keeps from
-    move to move, and from game to game, so that its tables (the solver's, alpha-beta's, MCTS's
-    tree where the game goes on from it) are not lost after each move; made with ``seed`` where
-    it is new. The :data:`KEPT_AGENTS` used last are kept."""
-    kept: OrderedDict[tuple[str, str], Agent] | None = getattr(_worker, "agents", None)
+def ponder(
+    game_name: str, options: dict[str, Any], moves: list[str], spec: str, seed: int,
+    owner: str, seconds: float,
+) -> int:
+    """Think on the opponent's time: game ``owner``'s agent analyses the position its
+    opponent is to move in, for up to ``seconds``, so that its tree and tables are further on
+    when its turn comes; it gives way as soon as other work is given to this worker
+    (:func:`listen_for_stops`). Returns the work done (iterations, nodes)."""
+    stop: Any = getattr(_worker, "stop", None)
+    game, state = _position(game_name, options, moves)
+    agent = kept_agent(game, spec, seed, owner)
+    deadline = time.monotonic() + seconds
+    work = 0
+    while not (stop is not None and stop.is_set()) and not state.is_over:
+        left = deadline - time.monotonic()
+        if left <= 0:
+            break
+        analysis = agent.analyse(state, Limit(seconds=min(PONDER_SLICE_S, left)))
+        work += analysis.work
+        if analysis.proven:
+            break  # (nothing more to find)
+    return work
+
+
+def listen_for_stops(stop: Any) -> None:
+    """Run first in each worker: ``stop`` (an Event) is set when work is given to this worker,
+    so that a ponder there gives way to it."""
+    _worker.stop = stop
+
+
+def as_work(function: Callable[..., T], *arguments: Any) -> T:
+    """``function(*arguments)`` run as this worker's work: any ponder queued before it has
+    given way, so the next one may think again."""
+    stop: Any = getattr(_worker, "stop", None)
+    if stop is not None:
+        stop.clear()
+    return function(*arguments)
+
+
+def _position(game_name: str, options: dict[str, Any], moves: list[str]) -> tuple[Game, State]:
+    game = make_game(game_name, options)
+    state = game.new_state()
+    for text in moves:
+        state.play_text(text)
+    return game, state
+
+
+def kept_agent(game: Game, spec: str, seed: int, owner: str = "") -> Agent:
+    """The agent ``spec`` of ``game``'s variant that this worker (process or thread) keeps for
+    game ``owner`` from move to move, so that its tables (the solver's, alpha-beta's, MCTS's
+    tree) are not lost after each move. The :data:`KEPT_AGENTS` used last are kept; where
+    that many are kept, a new game takes over the agent of its variant and spec used longest
+    ago (its tables hold for any game; a tree is started afresh where the position is not in
+    it), else one is made with ``seed``."""
+    kept: OrderedDict[tuple[str, str, str], Agent] | None = getattr(_worker, "agents", None)
     if kept is None:
         kept = _worker.agents = OrderedDict()
-    key = (f"{game.name} {json.dumps(game.options(), sort_keys=True)}", spec)
-    agent = kept.pop(key, None) or make_agent(spec, game, seed=seed)
+    variant = f"{game.name} {json.dumps(game.options(), sort_keys=True)}"
+    key = (variant, spec, owner)
+    agent = kept.pop(key, None)
+    if agent is None and len(kept) >= KEPT_AGENTS:
+        alike = next((old for old in kept if old[:2] == (variant, spec)), None)
+        if alike is not None:
+            agent = kept.pop(alike)
+    agent = agent or make_agent(spec, game, seed=seed)
     kept[key] = agent
     while len(kept) > KEPT_AGENTS:
         _, oldest = kept.popitem(last=False)

@@ -1,5 +1,11 @@
-"""The computer's side of the arena's games: it thinks in a worker pool, so that the event loop
-stays free for other games, and plays its turns as they come.
+"""The computer's side of the arena's games: it thinks in worker processes, so that the event
+loop stays free for other games, and plays its turns as they come.
+
+Each game has a home worker (by its id): its turns are thought out there, by the agent that
+worker keeps for the game (:func:`agon.web.levels.kept_agent`), and after each of the computer's
+moves that agent goes on thinking on the opponent's time (:func:`agon.web.levels.ponder`), until
+the opponent moves or other work comes to the worker. Work of no game (hints, analyses) goes
+to the worker with the least to do.
 
 The turns wait in the database (:meth:`agon.web.store.Store.claim_turn`), queued by the change
 that made them, oldest first, so that every game waits its turn; a few takers in each server
@@ -14,8 +20,9 @@ import hashlib
 import logging
 import multiprocessing
 import os
+import threading
 import time
-from collections import deque
+from collections import OrderedDict, deque
 from collections.abc import AsyncIterator, Callable
 from concurrent.futures import BrokenExecutor, Executor, ProcessPoolExecutor, ThreadPoolExecutor
 from contextlib import asynccontextmanager, suppress
@@ -29,7 +36,14 @@ from agon.search.registry import make_agent
 from agon.web.engines import EngineSeats, level_key_of
 from agon.web.errors import Conflict
 from agon.web.guard import TooManyRequests
-from agon.web.levels import think, warm_up
+from agon.web.levels import (
+    as_work,
+    listen_for_stops,
+    ponder,
+    seconds_a_move,
+    think,
+    warm_up,
+)
 from agon.web.replay import Loaded
 from agon.web.store import Store, TurnClaim
 
@@ -43,6 +57,7 @@ LOOK_AGAIN_S = 1.0
 """How often an idle taker looks at the queue unasked: for the turns that a process which
 died was thinking about (nothing announces those), and, on SQLite, those that another process
 queued."""
+KEPT_PONDERED = 1000
 SIDE_WORK_POLL_S = 0.1
 """How often work waiting for a worker (a review's next position) asks again."""
 
@@ -69,11 +84,13 @@ class GameAccess(Protocol):
     ) -> None: ...
 
 
-def start_thinker(server: int, warm: bool) -> None:
+def start_thinker(server: int, warm: bool, stop: Any) -> None:
     """Run first in each worker process: end with the ``server`` process, however it ends (a
-    server killed by SIGKILL must not leave its thinkers running); and, if ``warm``, load the
-    agents' compiled kernels before a game needs them."""
+    server killed by SIGKILL must not leave its thinkers running); listen for ``stop``
+    (:func:`agon.web.levels.listen_for_stops`); and, if ``warm``, load the agents' compiled
+    kernels before a game needs them."""
     die_with_parent(server)
+    listen_for_stops(stop)
     if warm:
         warm_up()
 
@@ -97,13 +114,23 @@ class Computer:
         kind: str,
         warm: bool,
         engines: EngineSeats | None = None,
+        ponder_seconds: float = 0.0,
     ) -> None:
         self._games = games
         self.engines = engines or EngineSeats((), 1)
         self._workers = workers
         self._kind = kind
         self._warm = warm
-        self._executor: Executor | None = None
+        self._ponder_seconds = ponder_seconds
+        self._executors: list[Executor | None] = [None] * workers
+        self._stops: list[Any] = [None] * workers
+        """Each worker's Event, set when work is given to it: a ponder there gives way."""
+        self._busy = [0] * workers
+        """Each worker's work given and not done (ponders left out)."""
+        self._ponders: set[asyncio.Task[None]] = set()
+        self.pondered: OrderedDict[str, int] = OrderedDict()
+        """The work of the latest ponder (iterations, nodes) of the games pondered last
+        (:data:`KEPT_PONDERED`), as it ended."""
         self._takers: list[asyncio.Task[None]] = []
         self._held: set[tuple[str, int]] = set()
         """The turns this process's takers hold."""
@@ -115,27 +142,42 @@ class Computer:
         self._claiming: asyncio.Lock | None = None
         """Taken to claim a turn and hold it, so that no two takers here take the same one."""
 
-    @property
-    def executor(self) -> Executor:
-        if self._executor is None:
+    def executor(self, index: int) -> Executor:
+        """Worker ``index``, started where it is not running."""
+        executor = self._executors[index]
+        if executor is None:
             if self._kind == "thread":
-                self._executor = ThreadPoolExecutor(self._workers, thread_name_prefix="agent")
+                stop: Any = threading.Event()
+                executor = ThreadPoolExecutor(
+                    1, thread_name_prefix=f"agent-{index}", initializer=listen_for_stops,
+                    initargs=(stop,),
+                )
             else:
                 # spawn, not fork: the server process has threads, and forking those is unsafe
                 context = multiprocessing.get_context("spawn")
-                self._executor = ProcessPoolExecutor(
-                    self._workers, mp_context=context, initializer=start_thinker,
-                    initargs=(os.getpid(), self._warm),
+                stop = context.Event()
+                executor = ProcessPoolExecutor(
+                    1, mp_context=context, initializer=start_thinker,
+                    initargs=(os.getpid(), self._warm, stop),
                 )
-        return self._executor
+            self._executors[index], self._stops[index] = executor, stop
+        return executor
+
+    def home_of(self, game_id: str) -> int:
+        """The worker where game ``game_id`` is thought about."""
+        digest = hashlib.sha256(game_id.encode()).digest()
+        return int.from_bytes(digest[:4], "big") % self._workers
+
+    def _least_busy(self) -> int:
+        return min(range(self._workers), key=lambda index: self._busy[index])
 
     def start(self) -> None:
         """Start the worker processes now, so that they are ready before the first game, and
         the takers of the computer's turns: two for each worker (one thinks while the other
         reads or stores), and one for each configured program that may run."""
         if self._kind == "process":
-            for _ in range(self._workers):
-                self.executor.submit(int)
+            for index in range(self._workers):
+                self.executor(index).submit(int)
         self._wake = asyncio.Event()
         self._claiming = asyncio.Lock()
         takers = 2 * self._workers + (self.engines.at_once if self.engines.levels else 0)
@@ -144,12 +186,14 @@ class Computer:
     async def close(self) -> None:
         """Stop taking turns (those held are left queued, for the next start or another
         process) and shut the worker pool down."""
-        for taker in self._takers:
-            taker.cancel()
-        await asyncio.gather(*self._takers, return_exceptions=True)
+        for task in [*self._takers, *self._ponders]:
+            task.cancel()
+        await asyncio.gather(*self._takers, *self._ponders, return_exceptions=True)
         self.engines.close()
-        if self._executor is not None:
-            self._executor.shutdown(wait=True, cancel_futures=True)
+        for index, executor in enumerate(self._executors):
+            if executor is not None:
+                self._stops[index].set()
+                executor.shutdown(wait=True, cancel_futures=True)
 
     def look_at_queue(self) -> None:
         """Tell the takers that a turn was queued (here, or announced by another process)."""
@@ -227,7 +271,40 @@ class Computer:
                     await self._games.store_move(loaded, move, claim)
         except Conflict:
             return  # undone or resigned meanwhile: the turn was dropped, and any new one queued
-        await self._games.announce(game_id)
+        after = await self._games.announce(game_id)
+        self._start_pondering(after, spec)
+
+    def _start_pondering(self, loaded: Loaded, spec: str) -> None:
+        """Where the opponent of the computer's agent ``spec`` is to move, let the agent think
+        on their time in the game's home worker (agents that think for a time: one that
+        answers at once, or counts, would find nothing; programs are their own business)."""
+        if (
+            self._ponder_seconds <= 0 or not loaded.active or loaded.computer_to_move
+            or level_key_of(spec) is not None or not seconds_a_move(spec)
+        ):
+            return
+        stored = loaded.stored
+        index = self.home_of(stored.id)
+        arguments = (
+            stored.game, stored.options, list(stored.moves), spec,
+            seed_for(stored.id, len(stored.moves)), stored.id, self._ponder_seconds,
+        )
+
+        async def pondering() -> None:
+            loop = asyncio.get_running_loop()
+            try:
+                work = await loop.run_in_executor(self.executor(index), ponder, *arguments)
+            except Exception:
+                log.exception("pondering failed in game %s", stored.id)
+                return
+            self.pondered[stored.id] = work
+            self.pondered.move_to_end(stored.id)
+            while len(self.pondered) > KEPT_PONDERED:
+                self.pondered.popitem(last=False)
+
+        task = asyncio.create_task(pondering())
+        self._ponders.add(task)
+        task.add_done_callback(self._ponders.discard)
 
     async def _choose(self, loaded: Loaded, spec: str) -> str | Forfeit:
         """The move of the seat's agent (an agent's spec, or a configured program's level),
@@ -254,25 +331,36 @@ class Computer:
             return move
 
     async def run(
-        self, function: Callable[..., T], *arguments: Any, timeout: float = THINKING_TIMEOUT_S
+        self, function: Callable[..., T], *arguments: Any, timeout: float = THINKING_TIMEOUT_S,
+        home: str | None = None,
     ) -> T:
-        """``function(*arguments)`` thought out in the worker pool (a plain top-level function
-        of plain values). A pool broken by a dead worker (killed, out of memory) is started
-        afresh and the call made once more; a second break is raised."""
+        """``function(*arguments)`` thought out by a worker (a plain top-level function of
+        plain values): game ``home``'s worker, unless it has work and another has none; else
+        the one with the least to do. A ponder there gives way to it. A worker that died
+        (killed, out of memory) is started afresh and the call made once more; a second death
+        is raised."""
         loop = asyncio.get_running_loop()
-        for attempt in range(2):
-            executor = self.executor
-            try:
-                return await asyncio.wait_for(
-                    loop.run_in_executor(executor, function, *arguments), timeout
-                )
-            except BrokenExecutor:
-                log.warning("the agents' worker pool broke; starting a new one")
-                if self._executor is executor:
-                    self._executor = None
-                    executor.shutdown(wait=False, cancel_futures=True)
-                if attempt:
-                    raise
+        index = self._least_busy()
+        if home is not None and (self._busy[index] > 0 or self._busy[self.home_of(home)] == 0):
+            index = self.home_of(home)
+        self._busy[index] += 1
+        try:
+            for attempt in range(2):
+                executor = self.executor(index)
+                self._stops[index].set()
+                try:
+                    return await asyncio.wait_for(
+                        loop.run_in_executor(executor, as_work, function, *arguments), timeout
+                    )
+                except BrokenExecutor:
+                    log.warning("an agents' worker died; starting a new one")
+                    if self._executors[index] is executor:
+                        self._executors[index] = None
+                        executor.shutdown(wait=False, cancel_futures=True)
+                    if attempt:
+                        raise
+        finally:
+            self._busy[index] -= 1
         raise AssertionError("unreachable")
 
     async def analyse(self, loaded: Loaded, spec: str) -> dict[str, Any]:
@@ -280,9 +368,9 @@ class Computer:
         random move where the agent fails."""
         stored = loaded.stored
         seed = seed_for(stored.id, len(stored.moves))
-        arguments = (stored.game, stored.options, list(stored.moves), spec, seed)
+        arguments = (stored.game, stored.options, list(stored.moves), spec, seed, stored.id)
         try:
-            return await self.run(think, *arguments)
+            return await self.run(think, *arguments, home=stored.id)
         except Exception:
             log.exception("agent %s failed in game %s", spec, stored.id)
         log.warning("playing a random move for the computer in game %s", stored.id)

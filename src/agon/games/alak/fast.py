@@ -74,9 +74,11 @@ from __future__ import annotations
 from functools import cache
 
 import numpy as np
+import numpy.typing as npt
 from numba import njit
 
 from agon.core.errors import AgonError
+from agon.core.evaluation import Terms, set_weights, weights_for
 from agon.core.fast import NO_REFERENCE, Array, FastTwin, kernels_in, popcount
 from agon.core.game import State
 from agon.core.player import Player
@@ -102,7 +104,8 @@ SCORING_CODES = {
 }
 
 P_SIZE, P_PASSING, P_SUICIDE, P_CAPTURE_BAN, P_REPETITION, P_SCORING = 0, 1, 2, 3, 4, 5
-P_EDGE, P_KOMI, P_ZOBRIST = 6, 7, 8
+P_EDGE, P_KOMI, P_WEIGHTS = 6, 7, 8  # the evaluation's weights: one slot a term (float64 bits)
+P_ZOBRIST = P_WEIGHTS + 2
 
 S_BLACK, S_WHITE, S_SIDE, S_PASSES, S_CAPTURED, S_PRISONERS = 0, 1, 2, 3, 4, 5
 S_KO_BLACK, S_KO_WHITE, S_KO_SET, S_HISTORY_KEY = 7, 8, 9, 10
@@ -577,15 +580,15 @@ def history_reference(params: Array, state: Array) -> int:
 
 
 @njit(cache=True)
-def evaluate(params: Array, state: Array) -> float:
-    """Heuristic final margin (Black minus White) of an ongoing position; see
-    docs/evaluation.md, "Alak"."""
+def _terms(params: Array, state: Array) -> tuple[float, float, float]:
+    """The count now and the evaluation's terms (:data:`TERM_NAMES`), from the point of view
+    of the side to move; see docs/evaluation.md, "Alak"."""
     n = params[P_SIZE]
     scoring = params[P_SCORING]
     side = state[S_SIDE]
     own, enemy = state[S_BLACK + side], state[S_BLACK + 1 - side]
     occupied = own | enemy
-    # the count as it would stand if the game ended now, from the mover's point of view
+    # the count as it would stand if the game ended now
     value = float(popcount(own) - popcount(enemy))
     territory = 0
     if scoring != STONES_ONLY:
@@ -595,7 +598,6 @@ def evaluate(params: Array, state: Array) -> float:
         value -= _komi(params) * (1 - 2 * side)
         if scoring == AREA_AND_PRISONERS:
             value += state[S_PRISONERS + side] - state[S_PRISONERS + 1 - side]
-    count_now = value
     # chains one placement can capture: the mover's best target, the mover's two largest
     # chains in atari (the mover can save one of them, or capture and lose the largest)
     best_target, threatened, second_threatened = 0, 0, 0
@@ -623,14 +625,37 @@ def evaluate(params: Array, state: Array) -> float:
         else:
             second_threatened = max(second_threatened, size)
     stone_value = STONE_CAPTURE_VALUE if scoring == STONES_ONLY else AREA_CAPTURE_VALUE
-    value += stone_value * max(best_target - threatened, -second_threatened)
+    exchange = stone_value * max(best_target - threatened, -second_threatened)
     # the side to move gets the odd point of those still to be filled: every empty point
     # (where stones are counted), the empty points outside territory (where area is)
     open_points = popcount(_span(0, n - 1) & ~occupied) - territory
-    value += open_points % 2
+    return value, float(exchange), float(open_points % 2)
+
+
+@njit(cache=True)
+def evaluate(params: Array, state: Array) -> float:
+    """Heuristic final margin (Black minus White) of an ongoing position; see
+    docs/evaluation.md, "Alak"."""
+    count_now, exchange, parity = _terms(params, state)
+    weights = params[P_WEIGHTS : P_WEIGHTS + 2].view(np.float64)
+    value = count_now + weights[0] * exchange + weights[1] * parity
     if params[P_PASSING] and state[S_PASSES] == 1:
         value = max(value, count_now)  # a pass ends the game with the count as it stands
-    return value if side == 0 else -value
+    return float(value if state[S_SIDE] == 0 else -value)
+
+
+@njit(cache=True)
+def features(params: Array, state: Array, out: npt.NDArray[np.float64]) -> float:
+    """The terms of :func:`evaluate`, Black's view, in ``out``; returns their base, the count
+    now. Right after a pass, where one more ends the game, the estimate is kept at least the
+    count now: there the base is the whole estimate, and the terms are 0."""
+    if params[P_PASSING] and state[S_PASSES] == 1:
+        out[0], out[1] = 0.0, 0.0
+        return evaluate(params, state)
+    count_now, exchange, parity = _terms(params, state)
+    sign = 1.0 if state[S_SIDE] == 0 else -1.0
+    out[0], out[1] = sign * exchange, sign * parity
+    return sign * count_now
 
 
 @njit(cache=True)
@@ -656,6 +681,14 @@ def move_order(params: Array, state: Array, move: int) -> float:
             saved += end - move
     # lexicographic: stones captured, then stones saved (fewer than 40, so below 64)
     return 1.0 + 64.0 * popcount(captured) + saved
+
+
+TERMS = Terms(
+    ("exchange", "parity"), (1.0, 1.0), features, P_WEIGHTS, __name__.rpartition(".")[0],
+    carries_over=("size", "komi"),
+)
+"""The capture exchange (in points: stones, or stones and the territory they leave) and the
+parity of the points left to fill, weighted as docs/evaluation.md, "Alak", sets them by hand."""
 
 
 # --- the twin --------------------------------------------------------------------------------
@@ -709,9 +742,11 @@ def _params(game: Alak) -> Array:
     head = [
         game.size, int(rules.passing), int(rules.suicide), int(rules.capture_ban),
         REPETITION_CODES[rules.repetition], SCORING_CODES[rules.scoring], int(game.edge_encloses),
-        int(komi_bits[0]),
+        int(komi_bits[0]), 0, 0,
     ]
-    return np.concatenate([np.array(head, dtype=np.int64), zobrist])
+    params = np.concatenate([np.array(head, dtype=np.int64), zobrist])
+    set_weights(params, TERMS, weights_for(game, TERMS))
+    return params
 
 
 def _end_reasons(game: Alak) -> dict[int, str]:
@@ -781,6 +816,7 @@ def fast_twin(game: Alak) -> FastTwin:
         position=position,
         room=lambda array: int(array[S_CAPACITY] - array[S_HISTORY_LENGTH]),
         kernels=kernels_in(globals()),
+        terms=TERMS,
         repeats_count=positions,
         board_points=size,
     )

@@ -47,6 +47,7 @@ import numpy.typing as npt
 from numba import njit
 
 from agon.core.errors import AgonError
+from agon.core.evaluation import Terms, set_weights, weights_for
 from agon.core.fast import NO_HISTORY, FastTwin, kernels_in, zobrist_keys
 from agon.core.game import State
 from agon.core.player import Player
@@ -63,7 +64,8 @@ P_CELLS = 2
 P_KOMI_BITS = 3
 P_WHITE_KEY = 4
 P_PASS_KEYS = 5  # two entries: one pass, two passes
-P_TABLES = 7
+P_WEIGHTS = 7  # the evaluation's weights, one a term (float64 bits)
+P_TABLES = P_WEIGHTS + 3
 
 S_SIDE = 0  # header entries, after the N cells
 S_PASSES = 1
@@ -76,10 +78,12 @@ ENTRY_PASSES_SHIFT = 16
 ENTRY_SIZE_SHIFT = 18
 ENTRY_MOVE_MASK = (1 << ENTRY_PASSES_SHIFT) - 1
 
-# Evaluation weights (docs/evaluation.md, "## Alternator", explains and measures them).
-PULL_WEIGHT = 1.5  # per point of the smallest tree a safe root can pull onto itself
-GAIN_WEIGHT = 0.75  # per point of the largest tree the side to move can take now
-TEMPO_BONUS = 0.75  # for being on move while placements remain
+# The evaluation's terms and the weights set by hand (docs/evaluation.md, "## Alternator",
+# explains and measures them; trained weights, where a variant has them, take their place)
+TERM_NAMES = ("pull", "gain", "tempo")
+"""per point of the smallest tree a safe root can pull onto itself; per point of the largest
+tree the side to move can take now; for being on move while placements remain"""
+HAND_WEIGHTS = (1.5, 0.75, 0.75)
 
 
 # --- layout helpers ---------------------------------------------------------------------------
@@ -262,15 +266,16 @@ def _smallest_neighbour(params: Array, state: Array, cell: int) -> int:
 
 
 @njit(cache=True)
-def evaluate(params: Array, state: Array) -> float:
-    """The margin now, plus what safe roots will pull in, plus the move (docs/evaluation.md)."""
+def _terms(params: Array, state: Array) -> tuple[float, float, float, float]:
+    """The margin now, and the evaluation's terms (:data:`TERM_NAMES`), Black's view."""
     value = margin(params, state)
     n = params[P_CELLS]
     if state[n + S_PASSES] >= 2:
-        return value
+        return value, 0.0, 0.0, 0.0
     mover_dark = state[n + S_SIDE] == 0
     movable = False
     mover_gain = 0  # the largest tree the side to move can hand to its own colour now
+    pull = 0.0
     for cell in range(n):
         size = state[cell]
         if size <= 0:
@@ -279,17 +284,31 @@ def evaluate(params: Array, state: Array) -> float:
         dark = _is_dark(params, n, cell)
         if smallest_neighbour > size:
             # A safe root: it cannot move, and its owner can pull any neighbour onto it.
-            pull = PULL_WEIGHT * smallest_neighbour
-            value += pull if dark else -pull
+            pull += smallest_neighbour if dark else -smallest_neighbour
         elif smallest_neighbour > 0:
             movable = True
             # Moving a tree hands it to the other colour: only its owner's opponent gains.
             if dark != mover_dark:
                 mover_gain = max(mover_gain, size)
     if not movable:  # only passes remain: the margin is final
-        return value
-    tempo = GAIN_WEIGHT * mover_gain + TEMPO_BONUS
-    return value + tempo if mover_dark else value - tempo
+        return value, pull, 0.0, 0.0
+    sign = 1.0 if mover_dark else -1.0
+    return value, pull, sign * mover_gain, sign
+
+
+@njit(cache=True)
+def features(params: Array, state: Array, out: npt.NDArray[np.float64]) -> float:
+    """The terms of :func:`evaluate` in ``out``; returns the margin now (their base)."""
+    value, out[0], out[1], out[2] = _terms(params, state)
+    return value
+
+
+@njit(cache=True)
+def evaluate(params: Array, state: Array) -> float:
+    """The margin now, plus what safe roots will pull in, plus the move (docs/evaluation.md)."""
+    value, pull, gain, tempo = _terms(params, state)
+    weights = params[P_WEIGHTS : P_WEIGHTS + 3].view(np.float64)
+    return float(value + weights[0] * pull + weights[1] * gain + weights[2] * tempo)
 
 
 @njit(cache=True)
@@ -314,6 +333,12 @@ def move_order(params: Array, state: Array, move: int) -> float:
     return float(gain - recapture) + float(merged) / (4.0 * float(n))
 
 
+TERMS = Terms(
+    TERM_NAMES, HAND_WEIGHTS, features, P_WEIGHTS, __name__.rpartition(".")[0],
+    carries_over=("width", "height", "komi"),
+)
+
+
 # --- building the twin ----------------------------------------------------------------------
 
 
@@ -322,6 +347,7 @@ def _make_params(game: Alternator) -> Array:
     params = np.zeros(P_TABLES + 5 * n + n * (n + 4), dtype=np.int64)
     params[P_WIDTH], params[P_HEIGHT], params[P_CELLS] = game.width, game.height, n
     params[P_KOMI_BITS] = np.array([game.komi], dtype=np.float64).view(np.int64)[0]
+    set_weights(params, TERMS, weights_for(game, TERMS))
     for cell in range(n):
         for direction in range(4):
             neighbour = game.neighbour(cell, direction)
@@ -375,4 +401,5 @@ def fast_twin(game: Alternator) -> FastTwin:
         # (more than the 2N plies a game can last: the solver's arrays have always had room)
         room=lambda state: 2 * game.num_actions + 2,
         kernels=kernels_in(globals(), NO_HISTORY),
+        terms=TERMS,
     )
