@@ -212,6 +212,7 @@ def test_agon_train_writes_weights_with_their_provenance(tmp_path: Path) -> None
     provenance = written.provenance
     assert provenance["command"].startswith("agon train alternator --size 3x3")
     assert provenance["games"] == 3 and provenance["seed"] == 1 and "trained" in provenance
+    assert set(provenance["player_weights"]) == {"pull", "gain", "tempo"}
     # another variant's entry is added beside it; a dry run writes nothing
     other = runner.invoke(app, [*args[:3], "3x4", *args[4:]])
     assert other.exit_code == 0, other.output

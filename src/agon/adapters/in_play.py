@@ -116,6 +116,12 @@ class _Variant:
         self.start = start
         """The variant's starting position (never played on)."""
         self.start_array = twin.from_reference(start)
+        # every kernel a game calls, loaded (or compiled) now rather than on a move's clock
+        probe = self.start_array.copy()
+        self.margin(self.params, probe)
+        for move in twin.legal_list(probe)[:1]:
+            self.play(self.params, probe, move)
+            self.to_move(self.params, probe)
 
 
 @functools.cache

@@ -35,6 +35,7 @@ class OpenSpielMctsAgent(Agent):
         super().__init__(game, seed)
         self.limit = limit or DEFAULT_LIMIT
         self._spiel_game: AgonGame = load(game)
+        self._spiel_game.new_initial_state()  # (its twin's kernels loaded now, not on a move)
         self._random = np.random.RandomState(np.random.MT19937(seed))  # (any seed Agon gives)
         self._evaluator = mcts.RandomRolloutEvaluator(1, self._random)
         self._seconds_a_simulation: float | None = None

@@ -139,6 +139,8 @@ class TrainReport:
     hand_measure: Measure
     learned_measure: Measure
     seconds: float
+    player_weights: Floats
+    """The weights the self-play games were evaluated with (those in force when they began)."""
     resumed_games: int = 0
     provenance: dict[str, Any] = field(default_factory=dict)
 
@@ -204,7 +206,8 @@ def train(
         exact_positions=sum(int(np.sum(~np.isnan(one.exact))) for one in played),
         held_out_games=len(held_out), dropped_games=dropped, rounds=rounds,
         hand_measure=measure(held_out, hand), learned_measure=measure(held_out, learned),
-        seconds=time.monotonic() - started, resumed_games=resumed,
+        seconds=time.monotonic() - started, player_weights=player_weights,
+        resumed_games=resumed,
     )
 
 
