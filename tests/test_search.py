@@ -14,7 +14,7 @@ from agon.core.player import Player
 from agon.games import make_game
 from agon.search.agent import Agent
 from agon.search.kernels import random_playouts
-from agon.search.mcts import VISITS, MctsAgent
+from agon.search.mcts import CHILD_COUNT, FIRST_CHILD, UNPROVEN, VISITS, MctsAgent, Tree
 from agon.search.registry import AGENTS, make_agent
 from agon.search.twins import kernels_for, pass_action, twin_for
 from strategies import variants
@@ -290,3 +290,28 @@ def test_random_playouts_restore_the_state_and_stop_at_the_limit(game: Game) -> 
     assert np.array_equal(state, before)
     assert 20 < plies(20, 10_000) < 20 * 10_000
     assert np.array_equal(state, before)
+
+
+def test_mcts_plays_the_best_margin_among_proven_wins_and_losses() -> None:
+    """Once a move's result is proven, the points still differ: MCTS chooses among proven
+    wins (or, lost anyway, among proven losses) by the mean margin, not by the visits."""
+    agent = MctsAgent(ALTERNATOR_3X3, seed=1)
+
+    def tree_of(children: list[tuple[int, float, float]]) -> Tree:
+        """A root whose children (for Black) are (proof, visits, summed margin)."""
+        tree = Tree.empty(8)
+        tree.links[FIRST_CHILD, 0], tree.links[CHILD_COUNT, 0] = 1, len(children)
+        for child, (proof, visits, margin) in enumerate(children, start=1):
+            tree.links[:, child] = (child, -1, 0)
+            tree.stats[:, child] = (visits, visits / 2, margin)
+            tree.flags[:, child] = (proof, 0)
+        tree.counters[0] = 1 + len(children)
+        return tree
+
+    black_wins, white_wins = 2, 0
+    agent.tree = tree_of([(black_wins, 100, 100.0), (black_wins, 10, 50.0), (UNPROVEN, 900, 0.0)])
+    assert agent._best_child(0) == 2  # the win by 5, not the much visited win by 1
+    agent.tree = tree_of([(white_wins, 100, -500.0), (white_wins, 10, -10.0)])
+    assert agent._best_child(0) == 2  # lost anyway: by 1, not by 5
+    agent.tree = tree_of([(UNPROVEN, 100, -500.0), (UNPROVEN, 10, 50.0)])
+    assert agent._best_child(0) == 1  # unproven: the most visited

@@ -405,7 +405,9 @@ class MctsAgent(FastAgent):
         return self._report(work, time.perf_counter() - start)
 
     def _best_child(self, node: int) -> int:
-        """Proven win first; else the most visited child that is not a proven loss."""
+        """A proven win first, then a move not proven lost, then a proven loss; among proven
+        wins (or losses) the best mean margin, since the result is settled but the points
+        are not; else the most visited."""
         tree = self.tree
         children = list(tree.children(node))
         player = int(tree.flags[MOVER, children[0]])
@@ -414,7 +416,11 @@ class MctsAgent(FastAgent):
             proof = int(tree.flags[PROOF, child])
             known = -1 if proof == UNPROVEN else outcome_for(proof, player)
             rank = {2: 2, -1: 1, 1: 1, 0: 0}[known]
-            return rank, float(tree.stats[VISITS, child]), float(tree.stats[SCORE, child])
+            visits = float(tree.stats[VISITS, child])
+            if known in (0, 2):
+                margin = float(tree.stats[MARGIN, child]) / visits if visits else -math.inf
+                return rank, margin, visits
+            return rank, visits, float(tree.stats[SCORE, child])
 
         return max(children, key=preference)
 
