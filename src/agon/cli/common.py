@@ -222,8 +222,13 @@ _STOP_SIGNALS = (signal.SIGTERM, *([signal.SIGHUP] if hasattr(signal, "SIGHUP") 
 def _block_stop_signals_at_exit() -> None:
     """At the end of a program that was stopped: Python puts back the default handlers (which
     end the program) as it tears itself down, after the exit handlers; a repeated stop signal
-    arriving then would kill it with its report written but its own status lost. Blocked, it
-    waits, and is dropped when the program ends."""
+    arriving then would kill it with its report written but its own status lost. Ignored
+    (which Python's teardown leaves as it is, and which holds in every thread: a signal mask is
+    the calling thread's alone, and a worker pool's threads may still be running), and blocked
+    here besides, it is dropped when the program ends. (No program is started from here on, so
+    none inherits the ignoring.)"""
+    for stop in _STOP_SIGNALS:
+        signal.signal(stop, signal.SIG_IGN)
     if hasattr(signal, "pthread_sigmask"):
         signal.pthread_sigmask(signal.SIG_BLOCK, _STOP_SIGNALS)
 

@@ -194,6 +194,11 @@ class Computer:
             if executor is not None:
                 self._stops[index].set()
                 executor.shutdown(wait=True, cancel_futures=True)
+        # let go of the workers' events now: a process's semaphores are released as they are
+        # collected (the server's exit does not run multiprocessing's finalizers, so the
+        # resource tracker reported them leaked)
+        self._executors = [None] * self._workers
+        self._stops = [None] * self._workers
 
     def look_at_queue(self) -> None:
         """Tell the takers that a turn was queued (here, or announced by another process)."""
