@@ -3,6 +3,11 @@
 from __future__ import annotations
 
 import json
+import os
+import signal
+import subprocess
+import sys
+import time
 from pathlib import Path
 
 import numpy as np
@@ -253,3 +258,29 @@ def test_agon_train_says_where_it_cannot_write(tmp_path: Path) -> None:
     ])
     assert result.exit_code == 2 and "Traceback" not in result.output
     assert str(folder) in result.output
+
+
+def test_a_stopped_training_keeps_its_games_and_says_so(tmp_path: Path) -> None:
+    """SIGTERM (as Ctrl-C) stops ``agon train`` between games or within one: the games
+    played are in the checkpoint, and the same command goes on from them."""
+    kept, out = tmp_path / "kept.npz", tmp_path / "weights.json"
+    command = [
+        sys.executable, "-c", "from agon.console import main; main()", "train", "alternator",
+        "--size", "4x4", "--games", "100000", "--player", "alphabeta:300", "--exact-nodes",
+        "1000", "--checkpoint", str(kept), "--out", str(out), "--quiet",
+    ]
+    training = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                text=True, start_new_session=True)
+    deadline = time.monotonic() + 300
+    while not kept.exists():
+        assert training.poll() is None, training.communicate()
+        assert time.monotonic() < deadline, "no game was kept"
+        time.sleep(0.1)
+    os.killpg(training.pid, signal.SIGTERM)
+    _, err = training.communicate(timeout=120)
+    assert training.returncode == 130, err
+    assert f"the games played are kept in {kept}" in err and "Traceback" not in err
+    assert not out.exists()
+    four = make_game("alternator", {"size": "4x4"})
+    resumed = train(TrainRequest(four, 1, "alphabeta:300", exact_nodes=1000), kept)
+    assert resumed.resumed_games == 1

@@ -177,7 +177,7 @@ def train(
     player_weights = params_weights(twin.params, terms)
     fingerprint = request.fingerprint(terms, player_weights)
     played, dropped = _load_checkpoint(checkpoint, fingerprint, len(terms.names))
-    resumed = len(played)
+    resumed = min(len(played), request.games)
     store = Store(SHIPPED_STORE, writable=False)
     try:
         while len(played) < request.games:
