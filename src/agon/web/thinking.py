@@ -45,7 +45,7 @@ from agon.web.levels import (
     warm_up,
 )
 from agon.web.replay import Loaded
-from agon.web.store import Store, TurnClaim
+from agon.web.store import Store, StoredGame, TurnClaim
 
 log = logging.getLogger(__name__)
 
@@ -93,6 +93,13 @@ def start_thinker(server: int, warm: bool, stop: Any) -> None:
     listen_for_stops(stop)
     if warm:
         warm_up()
+
+
+def _thinking_about(stored: StoredGame, spec: str) -> tuple[Any, ...]:
+    """What a worker is sent to think about the game's position with agent ``spec``
+    (:func:`agon.web.levels.think`'s arguments, and :func:`~agon.web.levels.ponder`'s first)."""
+    seed = seed_for(stored.id, len(stored.moves))
+    return stored.game, stored.options, list(stored.moves), spec, seed, stored.id
 
 
 def seed_for(game_id: str, ply: int) -> int:
@@ -290,10 +297,7 @@ class Computer:
             return
         stored = loaded.stored
         index = self.home_of(stored.id)
-        arguments = (
-            stored.game, stored.options, list(stored.moves), spec,
-            seed_for(stored.id, len(stored.moves)), stored.id, self._ponder_seconds,
-        )
+        arguments = (*_thinking_about(stored, spec), self._ponder_seconds)
 
         async def pondering() -> None:
             loop = asyncio.get_running_loop()
@@ -373,9 +377,8 @@ class Computer:
         random move where the agent fails."""
         stored = loaded.stored
         seed = seed_for(stored.id, len(stored.moves))
-        arguments = (stored.game, stored.options, list(stored.moves), spec, seed, stored.id)
         try:
-            return await self.run(think, *arguments, home=stored.id)
+            return await self.run(think, *_thinking_about(stored, spec), home=stored.id)
         except Exception:
             log.exception("agent %s failed in game %s", spec, stored.id)
         log.warning("playing a random move for the computer in game %s", stored.id)
