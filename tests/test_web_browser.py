@@ -15,6 +15,8 @@ from playwright.sync_api import Browser, BrowserContext, Page, expect
 
 from agon.core.records import GameRecord
 from agon.games import make_game, words
+from agon.study import calibration
+from agon.study.calibration import CalibratedEntry, Pairing, write_calibrations
 from agon.web.engines import read_engine_levels
 from agon.web.levels import LEVELS_BY_KEY
 from background import BackgroundServer
@@ -282,3 +284,35 @@ def test_a_configured_program_is_a_level_of_its_games_only(
         wait_for_moves(page, 1)
         expect(page.locator("body")).to_contain_text("Random program")
         assert view_of(server, page)["players"]["black"]["level"] == "agon-random"
+
+
+def test_the_lobby_rates_a_calibrated_variants_levels(
+    page: Page, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    times = {"moves": 10, "mean": 0.004, "p99": 0.01, "max": 0.01}
+    pairings = (Pairing("random", "greedy", 20, 2, 0, 18, 3.0, times, times),
+                Pairing("greedy", "mcts:30", 20, 4, 0, 16, 2.0, times, times))
+    levels_file = tmp_path / "levels.json"
+    levels_file.write_text(write_calibrations([
+        CalibratedEntry("alak", make_game("alak", {"size": 5}).options(), pairings)]))
+    monkeypatch.setenv(calibration.LEVELS_ENV, str(levels_file))
+    calibration._calibrations_in.cache_clear()
+    try:
+        with BackgroundServer(tmp_path / "levels.db") as server:
+            page.goto(server.url + "/")
+            page.wait_for_selector("#new-game[data-ready=true]")
+            page.check("input[name=game][value=alak]")
+            page.fill("input[name=size]", "5")
+            page.press("input[name=size]", "Tab")
+            options = page.locator("select[name=level] option")
+            expect(options).to_have_count(3)
+            expect(options.first).to_have_text(
+                "Beginner: Elo 0 over random, about 0.01 s a move (random)")
+            expect(options.last).to_contain_text("Strongest: Elo ")
+            expect(options.last).to_contain_text("(mcts:30)")
+            page.fill("input[name=size]", "7")
+            page.press("input[name=size]", "Tab")
+            expect(options).to_have_count(len(LEVELS_BY_KEY))
+            expect(options.first).to_contain_text("not rated on this board")
+    finally:
+        calibration._calibrations_in.cache_clear()

@@ -16,6 +16,7 @@ app = typer.Typer(
 
 def _register_commands() -> None:
     from agon.cli import (
+        calibrate_command,
         engine_command,
         loadtest_command,
         play_commands,
@@ -30,6 +31,7 @@ def _register_commands() -> None:
     for module in (
         play_commands, study_commands, puzzle_commands, search_commands, solve_commands,
         serve_command, loadtest_command, engine_command, train_command,
+        calibrate_command,
     ):
         module.register(app)
 

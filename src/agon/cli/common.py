@@ -170,6 +170,20 @@ def build_game(name: str, options: GameOptions) -> Game:
         fail(str(error))
 
 
+def option_words(game: Game, options: GameOptions) -> list[str]:
+    """The command-line words that give ``options`` again (those given, as given), for a
+    command that a report names so that it can be run again."""
+    words: list[str] = []
+    for spec in game.option_specs:
+        if spec.name in options:
+            given = options[spec.name]
+            if isinstance(given, bool):
+                words.append(spec.flag if given else "--no-" + spec.flag.removeprefix("--"))
+            else:
+                words += [spec.flag, str(given)]
+    return words
+
+
 def load_start(game: Game, position: str | None) -> State:
     """The starting position, or the one a position text describes; a bad text fails cleanly."""
     if position is None:

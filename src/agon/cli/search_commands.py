@@ -85,6 +85,13 @@ def match_text(report: MatchReport) -> str:
         lines.append(f"Elo A - B: {difference}; 95% bound {low} … {high}")
     else:
         lines.append(f"Elo A - B: {_signed(elo.difference)} (95% interval {low} … {high})")
+    for which, spec in (("a", report.agent_a), ("b", report.agent_b)):
+        times = report.move_times(which)
+        if times.mean is not None and times.p99 is not None and times.longest is not None:
+            lines.append(
+                f"{which.upper()} ({spec}) took a move: {times.mean:.3f} s on average, "
+                f"{times.p99:.3f} s at p99, {times.longest:.3f} s at most"
+            )
     return "\n".join(lines)
 
 

@@ -23,6 +23,7 @@ from agon.cli.common import (
     check_count,
     fail,
     game_command,
+    option_words,
     terminate_as_interrupt,
 )
 from agon.core.errors import AgonError
@@ -156,15 +157,7 @@ def _progress(quiet: bool) -> Progress:
 def _command(name: str, options: GameOptions, request: TrainRequest) -> str:
     """The command that plays the same games again: the game options given, and every setting
     (its defaults may change)."""
-    words = ["agon", "train", name]
-    for spec in request.game.option_specs:
-        if spec.name not in options:
-            continue
-        given = options[spec.name]
-        if isinstance(given, bool):
-            words.append(spec.flag if given else "--no-" + spec.flag.removeprefix("--"))
-        else:
-            words += [spec.flag, str(given)]
+    words = ["agon", "train", name, *option_words(request.game, options)]
     words += [
         "--games", str(request.games), "--player", request.player,
         "--random-plies", str(request.random_plies), "--lambda", f"{request.lam:g}",

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import math
 import random
+import time
 from collections.abc import Callable, Generator
 from dataclasses import dataclass, field
 from typing import Any
@@ -47,6 +48,10 @@ class GameSummary:
     forfeit: bool = False
     """Whether the game ended by a forfeit: ``end_reason`` says who forfeited and why; the
     result is ``B+F`` or ``W+F`` (as SGF writes it) and the margin the least win, 1."""
+    a_seconds: tuple[float, ...] = field(default=(), compare=False)
+    """How long A took for each of its moves (wall clock, building the agent not counted; not
+    part of what a game is, so two plays of a game compare equal)."""
+    b_seconds: tuple[float, ...] = field(default=(), compare=False)
 
     @property
     def a_margin(self) -> float:
@@ -67,6 +72,28 @@ class GameSummary:
             "end_reason": self.end_reason,
             "forfeit": self.forfeit,
         }
+
+
+@dataclass(frozen=True)
+class MoveTimes:
+    """How long one side of a match took a move, over all its games."""
+
+    moves: int
+    mean: float | None
+    p99: float | None
+    """The 99th percentile (nearest rank): the time 99 moves in 100 took at most."""
+    longest: float | None
+
+    @classmethod
+    def of(cls, seconds: list[float]) -> MoveTimes:
+        if not seconds:
+            return cls(0, None, None, None)
+        ordered = sorted(seconds)
+        rank = math.ceil(0.99 * len(ordered)) - 1
+        return cls(len(ordered), sum(ordered) / len(ordered), ordered[rank], ordered[-1])
+
+    def to_json(self) -> dict[str, Any]:
+        return {"moves": self.moves, "mean": self.mean, "p99": self.p99, "max": self.longest}
 
 
 @dataclass(frozen=True)
@@ -153,6 +180,13 @@ class MatchReport:
     def elo(self) -> EloEstimate:
         return elo_estimate([g.a_score for g in self.games])
 
+    def move_times(self, which: str) -> MoveTimes:
+        """How long A (``which`` "a") or B ("b") took a move."""
+        return MoveTimes.of([
+            seconds for g in self.games
+            for seconds in (g.a_seconds if which == "a" else g.b_seconds)
+        ])
+
     def to_json(self) -> dict[str, Any]:
         elo = self.elo
         return {
@@ -177,6 +211,8 @@ class MatchReport:
             "elo_high": elo.high,
             "elo_note": "A over B, logistic model, 95% interval by the normal approximation; "
             "null means unbounded (infinite)",
+            "a_seconds": self.move_times("a").to_json(),
+            "b_seconds": self.move_times("b").to_json(),
             "results": [g.to_json() for g in sorted(self.games, key=lambda g: g.number)],
         }
 
@@ -215,6 +251,7 @@ def play_game(
     a_colour = Player.BLACK if number % 2 == 1 else Player.WHITE
     seats = {a_colour: (spec_a, "a"), a_colour.other: (spec_b, "b")}
     players: dict[Player, Agent] = {}
+    seconds: dict[Player, list[float]] = {Player.BLACK: [], Player.WHITE: []}
     state = game.new_state()
     for move in opening_moves(game, match_seed, number, opening_plies):
         state.play(move)
@@ -225,7 +262,10 @@ def play_game(
         while not state.is_over:
             assert state.to_move is not None
             mover = state.to_move
-            state.play(players[mover].choose(state))
+            started = time.perf_counter()
+            move = players[mover].choose(state)
+            seconds[mover].append(time.perf_counter() - started)
+            state.play(move)
     except Forfeit as forfeit:
         return GameSummary(
             number=number,
@@ -235,6 +275,8 @@ def play_game(
             moves=len(state.history),
             end_reason=f"{player_name(mover)} forfeits: {forfeit}",
             forfeit=True,
+            a_seconds=tuple(seconds[a_colour]),
+            b_seconds=tuple(seconds[a_colour.other]),
         )
     finally:
         for agent in players.values():
@@ -246,6 +288,8 @@ def play_game(
         margin=state.margin,
         moves=len(state.history),
         end_reason=state.end_reason or "",
+        a_seconds=tuple(seconds[a_colour]),
+        b_seconds=tuple(seconds[a_colour.other]),
     )
 
 

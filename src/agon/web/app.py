@@ -304,6 +304,7 @@ def _add_api(app: FastAPI, arena: Arena, new_games: RateLimit) -> None:
                 for name, found in plugins().items()
             },
             "levels": arena.levels(),
+            "calibrated_levels": arena.calibrated_levels(),
             "default_level": DEFAULT_LEVEL,
             "languages": LANGUAGE_NAMES,
         }

@@ -22,7 +22,8 @@ from typing import Any, Literal
 from agon.core.errors import quoted
 from agon.core.game import Game, Move
 from agon.core.records import MAX_REASON_LENGTH, GameRecord
-from agon.games import make_game
+from agon.games import make_game, plugins
+from agon.study.calibration import calibrated_variants
 from agon.web import analysts, views
 from agon.web.changes import Listener
 from agon.web.config import ArenaLimits
@@ -30,7 +31,7 @@ from agon.web.engines import EngineLevel, EngineSeats, level_key_of
 from agon.web.errors import ArenaError, Conflict, Forbidden, NotFound
 from agon.web.guard import OpenSockets, RateLimit, TooManyRequests
 from agon.web.hub import Hub
-from agon.web.levels import LEVELS, first_available, level_spec, seconds_a_move
+from agon.web.levels import LEVELS, first_available, level_spec, offered_levels
 from agon.web.puzzles import Puzzles
 from agon.web.replay import Loaded, computer_seat_to_move, replay
 from agon.web.seats import (
@@ -202,22 +203,29 @@ class Arena:
         return views.summary(loaded, self.hub.watchers(loaded.stored.id), self.level_labels)
 
     def levels(self) -> list[dict[str, Any]]:
-        """The computer's levels as the lobby lists them: Agon's own, then the configured
-        programs (each with the games it plays)."""
-        own = [
-            {"key": level.key, "label": level.label, "agent": spec, "games": None,
-             "seconds": seconds_a_move(spec)}
-            for level in LEVELS
-            for spec in [level_spec(level.key)]
-        ]
+        """The computer's levels as the lobby lists them: Agon's own where a variant is not
+        calibrated, then the configured programs (each with the games it plays)."""
+        own = [views.offered_level(level) for level in offered_levels()]
         return own + [level.describe() for level in self.engine_levels.values()]
 
-    def _computer_seat(self, level_key: str, game_name: str) -> dict[str, str | None]:
+    def calibrated_levels(self) -> dict[str, list[dict[str, Any]]]:
+        """For each game, its calibrated variants' levels as the lobby lists them: each with
+        the agent, its rating and its time a move (docs/search.md, *Calibrated levels*)."""
+        return {
+            name: [
+                {"options": game.options(), "anchor": anchor,
+                 "levels": [views.offered_level(level) for level in offered_levels(game)]}
+                for game, anchor in calibrated_variants(found)
+            ]
+            for name, found in plugins().items()
+        }
+
+    def _computer_seat(self, level_key: str, game: Game) -> dict[str, str | None]:
         """The computer's seat at ``level_key``: an agent's spec, or a configured program."""
         engine_level = self.engine_levels.get(level_key)
         if engine_level is None:
-            return {"agent": level_spec(level_key), "level": level_key}
-        if not engine_level.plays(game_name):
+            return {"agent": level_spec(level_key, game), "level": level_key}
+        if not engine_level.plays(game.name):
             games = ", ".join(engine_level.games or ())
             raise ArenaError(
                 f"the level {quoted(level_key)} ({engine_level.label}) plays {games} only"
@@ -239,7 +247,7 @@ class Arena:
         invite: str | None = None
         if request.opponent == "computer":
             seats[colour] = {"token": kept}
-            seats[other] = self._computer_seat(request.level, game.name)
+            seats[other] = self._computer_seat(request.level, game)
         elif request.opponent == "local":
             seats = {"black": {"token": kept}, "white": {"token": kept}}
         elif request.opponent == "friend":

@@ -22,6 +22,7 @@ from agon.games import make_game, plugins
 from agon.search.agent import Agent
 from agon.search.registry import AGENTS, make_agent, parse_spec
 from agon.solve.solver import warm_up_kernels
+from agon.study.calibration import Rating, calibration_for, chosen_ladder
 
 
 @dataclass(frozen=True)
@@ -34,10 +35,12 @@ class Level:
 LEVELS: tuple[Level, ...] = (
     Level("beginner", "Beginner", ("random",)),
     Level("easy", "Easy", ("greedy", "random")),
-    Level("medium", "Medium", ("mcts:1s", "greedy", "random")),
-    Level("hard", "Hard", ("alphabeta:2s", "mcts:3s", "mcts:1s", "greedy", "random")),
+    Level("medium", "Medium", ("mcts:512", "greedy", "random")),
+    Level("hard", "Hard", ("mcts:1s", "greedy", "random")),
     Level("strongest", "Strongest", ("strongest:2s", "alphabeta:2s", "mcts:1s", "random")),
 )
+"""The levels where a variant has no calibration (docs/search.md, *Calibrated levels*): one
+family of search, more of it each step, so that each is stronger than the one before."""
 LEVELS_BY_KEY = {level.key: level for level in LEVELS}
 DEFAULT_LEVEL = "medium"
 KEPT_AGENTS = 3
@@ -57,13 +60,49 @@ def first_available(specs: tuple[str, ...]) -> str:
     return "random"
 
 
-def level_spec(key: str) -> str:
-    try:
-        level = LEVELS_BY_KEY[key]
-    except KeyError:
-        names = ", ".join(LEVELS_BY_KEY)
-        raise AgonError(f"unknown level {quoted(key)}: choose one of {names}") from None
-    return first_available(level.specs)
+@dataclass(frozen=True)
+class OfferedLevel:
+    """A level as a variant offers it: the agent that plays it, and its measured rating and
+    time a move where the variant is calibrated."""
+
+    key: str
+    label: str
+    spec: str
+    rating: Rating | None = None
+
+
+def offered_levels(game: Game | None = None) -> list[OfferedLevel]:
+    """The levels ``game``'s variant offers, weakest first: those its calibration chose by
+    rating (:func:`agon.study.calibration.chosen_ladder`), named Beginner to Strongest (the
+    middle names left out where fewer were chosen); else :data:`LEVELS`, not rated."""
+    calibration = None if game is None else calibration_for(game)
+    ladder = [] if calibration is None else [
+        rating for rating in chosen_ladder(calibration.ratings())
+        if first_available((rating.spec,)) == rating.spec
+    ]
+    if len(ladder) < 2:
+        return [OfferedLevel(level.key, level.label, first_available(level.specs))
+                for level in LEVELS]
+    keys = [LEVELS[0], *LEVELS[1:-1][: len(ladder) - 2], LEVELS[-1]]
+    return [
+        OfferedLevel(level.key, level.label, rating.spec, rating)
+        for level, rating in zip(keys, ladder, strict=True)
+    ]
+
+
+def level_spec(key: str, game: Game | None = None) -> str:
+    """The agent that plays level ``key`` (on ``game``'s variant: see :func:`offered_levels`)."""
+    offered = offered_levels(game)
+    for level in offered:
+        if level.key == key:
+            return level.spec
+    names = ", ".join(level.key for level in offered)
+    if key in LEVELS_BY_KEY and game is not None:
+        raise AgonError(
+            f"the level {quoted(key)} is not offered on {game.description} (its levels, by "
+            f"measured strength: {names})"
+        )
+    raise AgonError(f"unknown level {quoted(key)}: choose one of {names}")
 
 
 def seconds_a_move(spec: str) -> float | None:

@@ -13,7 +13,7 @@ from agon.core.game import Game, Move, State, format_points
 from agon.core.player import Player
 from agon.games import plugins, renderer, words
 from agon.web.errors import ArenaError
-from agon.web.levels import LEVELS
+from agon.web.levels import LEVELS, OfferedLevel, seconds_a_move
 from agon.web.pages import variant_query
 from agon.web.replay import Loaded
 from agon.web.seats import COLOURS, invitation, seats_of, undo_keeps
@@ -79,6 +79,25 @@ def public_view(
         "updated": stored.updated.isoformat(),
         "svg": board_svg(state),
     }
+
+
+def offered_level(level: OfferedLevel) -> dict[str, Any]:
+    """A level as the lobby lists it: its agent, the time it thinks a move (its limit, else the
+    mean measured where it was rated; None: not known) and its rating (where rated)."""
+    rating = level.rating
+    seconds = seconds_a_move(level.spec)
+    return {
+        "key": level.key, "label": level.label, "agent": level.spec, "games": None,
+        "seconds": seconds,
+        "measured_seconds": None if rating is None else rating.seconds_mean,
+        "rating": None if rating is None else {
+            "elo": round(rating.elo), "low": _rounded(rating.low), "high": _rounded(rating.high),
+        },
+    }
+
+
+def _rounded(value: float | None) -> int | None:
+    return None if value is None else round(value)
 
 
 def click_help(game_name: str) -> dict[str, str]:

@@ -63,14 +63,41 @@ function fillLevels() {
   if (!meta) return;
   const previous = levelSelect.value || meta.default_level;
   const game = chosenGame();
+  const calibrated = calibratedLevels(game, options());
+  const own = calibrated ? calibrated.levels : meta.levels.filter((level) => !level.games);
+  const programs = meta.levels.filter((level) => level.games && level.games.includes(game));
   levelSelect.replaceChildren(
-    ...meta.levels.filter((level) => !level.games || level.games.includes(game)).map((level) => {
-      const thinks = level.seconds ? `${level.seconds} s a move` : "at once";
-      const option = new Option(`${level.label}: ${thinks} (${level.agent})`, level.key);
+    ...[...own, ...programs].map((level) => {
+      const option = new Option(levelText(level, calibrated), level.key);
       option.selected = level.key === previous;
       return option;
     }),
   );
+}
+
+/** The chosen variant's calibration (its levels chosen and rated by measured strength), if it
+ * has one: every option the form gives has the calibrated value. */
+function calibratedLevels(game, chosen) {
+  return (meta.calibrated_levels?.[game] ?? []).find((entry) =>
+    Object.entries(chosen).every(([name, value]) => entry.options[name] === value));
+}
+
+/** A level as the list shows it: its name, rating, time a move and agent. */
+function levelText(level, calibrated) {
+  const thinks = level.seconds
+    ? `${level.seconds} s a move`
+    : level.measured_seconds != null ? `about ${seconds(level.measured_seconds)} s a move`
+    : "at once";
+  if (!level.rating) {
+    const rated = level.games ? "" : ", not rated on this board";
+    return `${level.label}: ${thinks} (${level.agent}${rated})`;
+  }
+  const open = level.rating.high == null ? "+" : "";
+  return `${level.label}: Elo ${level.rating.elo}${open} over ${calibrated.anchor}, ${thinks} (${level.agent})`;
+}
+
+function seconds(value) {
+  return value < 0.01 ? "0.01" : value < 1 ? value.toFixed(2) : value.toFixed(1);
 }
 
 /** The chosen game's options as the form gives them (fields that do not apply left out). */

@@ -1,0 +1,395 @@
+"""Calibrated levels: the computer's strengths measured in Elo, and the levels chosen by them.
+
+``agon calibrate`` plays a ladder of agents (a *pool*, weakest meant first) in adjacent pairs:
+each pairing is an ``agon match`` with colours alternating and a few random plies to open
+each pair of games. The first agent of the pool is the fixed anchor, rated 0; each other's
+rating is the one before it plus the Elo difference its match measured, and its 95% interval
+adds the intervals of the links below it (independent matches: their variances add). A match
+won (or lost) in every game has no finite estimate: its score is taken as half a game short
+of the sweep, and the rating is marked a lower (or upper) bound.
+
+The levels a lobby offers are then chosen by rating (:func:`chosen_ladder`): the anchor at the
+bottom, the pool's last agent (the strongest) at the top, and between them the agents nearest
+to even steps of rating, each measurably above the one before. The results ship in the game's
+package (:data:`LEVELS_FILE`, one entry a variant, with how they were measured); a file named
+by :data:`LEVELS_ENV` comes first. Docs: docs/search.md, *Calibrated levels*.
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import json
+import math
+import os
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+from agon.core.errors import AgonError
+from agon.core.files import read_text_limited, replace_file
+from agon.core.game import Game
+from agon.core.plugin import GamePlugin
+from agon.games import plugin_of
+from agon.search.match import GameSummary, MatchReport, elo_from_score, run_match
+from agon.study.external import make_player
+
+LEVELS_FILE = "levels.json"
+LEVELS_FORMAT = 1
+MAX_LEVELS_BYTES = 1 << 20
+LEVELS_ENV = "AGON_LEVELS"
+"""An environment variable naming a file of calibrations whose entries come before the games'
+own."""
+DEFAULT_POOL = (
+    "random", "greedy", "mcts:8", "mcts:32", "mcts:128", "mcts:512", "mcts:2048", "mcts:8192",
+    "strongest:2s",
+)
+"""MCTS by counts of simulations fills the steps between the greedy agent and the strongest:
+each step four times the simulations, and a count repeats from its seed."""
+LADDER_SIZE = 5
+"""The levels chosen from a calibration, the anchor and the strongest among them."""
+MIN_STEP = 50.0
+"""The least rating (Elo) by which a chosen level is above the one below it."""
+
+
+@dataclass(frozen=True)
+class Pairing:
+    """One link of the ladder: ``a`` (the weaker, meant) against ``b``, from A's view."""
+
+    a: str
+    b: str
+    games: int
+    wins: int
+    draws: int
+    losses: int
+    mean_margin: float
+    a_seconds: dict[str, Any]
+    b_seconds: dict[str, Any]
+
+    @classmethod
+    def of(cls, report: MatchReport) -> Pairing:
+        return cls(
+            report.agent_a, report.agent_b, len(report.games), report.wins, report.draws,
+            report.losses, report.mean_margin or 0.0, _rounded(report.move_times("a").to_json()),
+            _rounded(report.move_times("b").to_json()),
+        )
+
+    def b_over_a(self) -> tuple[float, float, float]:
+        """B's Elo over A: the estimate, and how far below and above it the 95% interval
+        reaches (infinite on the side a sweep leaves open)."""
+        scores = [0.0] * self.wins + [0.5] * self.draws + [1.0] * self.losses  # B's
+        count = len(scores)
+        mean = sum(scores) / count
+        clipped = min(max(mean, 0.5 / count), 1 - 0.5 / count)
+        estimate = elo_from_score(clipped)
+        if mean in (0.0, 1.0):  # the interval's one closed side: as in elo_estimate
+            bound = elo_from_score(0.05 ** (1.0 / count))
+            if mean == 1.0:
+                return estimate, max(estimate - bound, 0.0), math.inf
+            return estimate, math.inf, max(-bound - estimate, 0.0)
+        variance = sum((s - mean) ** 2 for s in scores) / count or mean * (1 - mean)
+        error = 1.959963984540054 * math.sqrt(variance / count)
+        low = elo_from_score(mean - error) if mean - error > 0 else -math.inf
+        high = elo_from_score(mean + error) if mean + error < 1 else math.inf
+        return estimate, estimate - low, high - estimate
+
+    def as_json(self) -> dict[str, Any]:
+        return {
+            "a": self.a, "b": self.b, "games": self.games, "wins": self.wins,
+            "draws": self.draws, "losses": self.losses, "mean_margin": self.mean_margin,
+            "a_seconds": self.a_seconds, "b_seconds": self.b_seconds,
+        }
+
+
+def _rounded(times: Mapping[str, Any]) -> dict[str, Any]:
+    return {key: round(value, 6) if isinstance(value, float) else value
+            for key, value in times.items()}
+
+
+@dataclass(frozen=True)
+class Rating:
+    """An agent's rating on the ladder (the anchor's is 0)."""
+
+    spec: str
+    elo: float
+    low: float | None
+    """The 95% interval's bounds; None: unbounded (a sweep on the way)."""
+    high: float | None
+    seconds_mean: float | None
+    """How long it took a move, on average and at p99, in its matches (wall clock)."""
+    seconds_p99: float | None
+
+    def as_json(self) -> dict[str, Any]:
+        return {
+            "spec": self.spec, "elo": round(self.elo, 1),
+            "low": None if self.low is None else round(self.low, 1),
+            "high": None if self.high is None else round(self.high, 1),
+            "seconds_mean": self.seconds_mean, "seconds_p99": self.seconds_p99,
+        }
+
+
+def ratings_of(pairings: Sequence[Pairing]) -> list[Rating]:
+    """The ladder's ratings from its pairings (each one's A is the previous one's B)."""
+    if not pairings:
+        return []
+    times: dict[str, list[tuple[int, float, float]]] = {}
+    for pairing in pairings:
+        for spec, seconds in ((pairing.a, pairing.a_seconds), (pairing.b, pairing.b_seconds)):
+            if seconds.get("moves"):
+                times.setdefault(spec, []).append(
+                    (seconds["moves"], seconds["mean"], seconds["p99"])
+                )
+    ratings = [_rated(pairings[0].a, 0.0, 0.0, 0.0, times)]
+    elo = below = above = 0.0
+    for pairing in pairings:
+        step, step_below, step_above = pairing.b_over_a()
+        elo += step
+        below = math.hypot(below, step_below)
+        above = math.hypot(above, step_above)
+        ratings.append(_rated(pairing.b, elo, below, above, times))
+    return ratings
+
+
+def _rated(
+    spec: str, elo: float, below: float, above: float,
+    times: Mapping[str, list[tuple[int, float, float]]],
+) -> Rating:
+    seen = times.get(spec, [])
+    moves = sum(count for count, _, _ in seen)
+    mean = sum(count * value for count, value, _ in seen) / moves if moves else None
+    p99 = max(value for _, _, value in seen) if seen else None
+    return Rating(
+        spec, elo, None if math.isinf(below) else elo - below,
+        None if math.isinf(above) else elo + above, mean, p99,
+    )
+
+
+def chosen_ladder(ratings: Sequence[Rating], size: int = LADDER_SIZE) -> list[Rating]:
+    """The levels to offer, weakest first: the anchor, the last of the pool (the strongest),
+    and between them those nearest to even steps of rating, each at least :data:`MIN_STEP`
+    above the one below it and below the top; fewer where the ratings do not spread."""
+    if not ratings:
+        return []
+    bottom, top = ratings[0], ratings[-1]
+    if len(ratings) == 1 or top.elo < bottom.elo + MIN_STEP:
+        return [top]
+    chosen = [bottom]
+    middle = list(ratings[1:-1])
+    for step in range(1, size - 1):
+        target = bottom.elo + (top.elo - bottom.elo) * step / (size - 1)
+        floor = chosen[-1].elo + MIN_STEP
+        fitting = [
+            rating for rating in middle
+            if floor <= rating.elo <= top.elo - MIN_STEP
+            and middle.index(rating) > _index_in(middle, chosen[-1])
+        ]
+        if fitting:
+            chosen.append(min(fitting, key=lambda rating: abs(rating.elo - target)))
+    return [*chosen, top]
+
+
+def _index_in(ratings: Sequence[Rating], rating: Rating) -> int:
+    return ratings.index(rating) if rating in ratings else -1
+
+
+# --- playing a calibration --------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class CalibrationRequest:
+    game: Game
+    pool: tuple[str, ...] = DEFAULT_POOL
+    games: int = 20
+    """Games a pairing."""
+    seed: int = 1
+    random_plies: int = 2
+    jobs: int = 1
+
+    def fingerprint(self) -> str:
+        """What decides the games played (not how many processes play them)."""
+        decided = json.dumps(
+            [self.game.name, self.game.options(), self.pool, self.games, self.seed,
+             self.random_plies], sort_keys=True,
+        )
+        return hashlib.sha256(decided.encode()).hexdigest()[:16]
+
+
+@dataclass
+class Calibration:
+    """A calibration's pairings so far (all of them once it is complete)."""
+
+    request: CalibrationRequest
+    pairings: list[Pairing] = field(default_factory=list)
+    resumed: int = 0
+    """Pairings taken from the checkpoint."""
+
+    @property
+    def complete(self) -> bool:
+        return len(self.pairings) == len(self.request.pool) - 1
+
+    def ratings(self) -> list[Rating]:
+        return ratings_of(self.pairings)
+
+
+def calibrate(
+    request: CalibrationRequest,
+    checkpoint: Path,
+    on_game: Callable[[Pairing | None, GameSummary | None], None] | None = None,
+) -> Calibration:
+    """Play the ladder's pairings that ``checkpoint`` does not hold yet, writing each there as
+    it ends. Ctrl-C (KeyboardInterrupt) stops it within a game, keeping the pairings done.
+    ``on_game(None, summary)`` follows each game; ``on_game(pairing, None)`` each pairing
+    taken from the checkpoint."""
+    if len(request.pool) < 2:
+        raise AgonError("a calibration needs at least two agents: the anchor and another")
+    calibration = Calibration(request, _checkpointed(checkpoint, request))
+    calibration.resumed = len(calibration.pairings)
+    for pairing in calibration.pairings:
+        if on_game is not None:
+            on_game(pairing, None)
+    links = list(zip(request.pool, request.pool[1:], strict=False))
+    for weaker, stronger in links[len(calibration.pairings):]:
+        report = run_match(
+            request.game, weaker, stronger, request.games, request.jobs, request.seed,
+            None if on_game is None else (lambda summary: on_game(None, summary)),
+            make_player, request.random_plies,
+        )
+        if report.interrupted:
+            raise KeyboardInterrupt
+        calibration.pairings.append(Pairing.of(report))
+        checkpoint.parent.mkdir(parents=True, exist_ok=True)
+        replace_file(checkpoint, json.dumps({
+            "fingerprint": request.fingerprint(),
+            "pairings": [pairing.as_json() for pairing in calibration.pairings],
+        }))
+    return calibration
+
+
+def _checkpointed(path: Path, request: CalibrationRequest) -> list[Pairing]:
+    """The pairings a checkpoint of the same calibration holds (none if it is another's, or
+    unreadable: a checkpoint is only a saving of time)."""
+    if not path.is_file():
+        return []
+    try:
+        found = json.loads(read_text_limited(path, MAX_LEVELS_BYTES, "a calibration checkpoint"))
+        if found.get("fingerprint") != request.fingerprint():
+            return []
+        return [_pairing(raw) for raw in found["pairings"]][: len(request.pool) - 1]
+    except (AgonError, ValueError, KeyError, TypeError, AttributeError):
+        return []
+
+
+def _pairing(raw: Mapping[str, Any]) -> Pairing:
+    games, wins, draws, losses = (raw[key] for key in ("games", "wins", "draws", "losses"))
+    counts = (games, wins, draws, losses)
+    if not all(isinstance(count, int) and count >= 0 for count in counts) or games < 1 \
+            or wins + draws + losses != games:
+        raise ValueError("a pairing's counts do not add up")
+    return Pairing(
+        str(raw["a"]), str(raw["b"]), games, wins, draws, losses, float(raw["mean_margin"]),
+        dict(raw["a_seconds"]), dict(raw["b_seconds"]),
+    )
+
+
+# --- the files of calibrations -------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class CalibratedEntry:
+    """One variant's calibration, with how it was measured."""
+
+    game: str
+    options: dict[str, Any]
+    pairings: tuple[Pairing, ...]
+    provenance: dict[str, Any] = field(default_factory=dict)
+
+    def ratings(self) -> list[Rating]:
+        return ratings_of(self.pairings)
+
+    def as_json(self) -> dict[str, Any]:
+        return {
+            "game": self.game,
+            "options": self.options,
+            "ratings": [rating.as_json() for rating in self.ratings()],
+            "levels": [rating.spec for rating in chosen_ladder(self.ratings())],
+            "pairings": [pairing.as_json() for pairing in self.pairings],
+            "provenance": self.provenance,
+        }
+
+
+def read_calibrations(path: Path) -> list[CalibratedEntry]:
+    """The entries of a levels file; :class:`AgonError` naming what is wrong with it."""
+    what = "a file of calibrated levels"
+    text = read_text_limited(path, MAX_LEVELS_BYTES, what)
+    try:
+        found = json.loads(text)
+    except json.JSONDecodeError as error:
+        raise AgonError(f"{path} is not {what}: {error}") from None
+    if not isinstance(found, dict) or found.get("format") != LEVELS_FORMAT \
+            or not isinstance(found.get("entries"), list):
+        raise AgonError(f"{path} is not {what} of format {LEVELS_FORMAT}")
+    entries = []
+    for raw in found["entries"]:
+        try:
+            name, options = raw["game"], raw["options"]
+            pairings = [_pairing(pairing) for pairing in raw["pairings"]]
+            if not isinstance(name, str) or not isinstance(options, dict) or not pairings:
+                raise ValueError("no game, no options or no pairings")
+            provenance = raw.get("provenance")
+            entries.append(CalibratedEntry(
+                name, options, tuple(pairings),
+                provenance if isinstance(provenance, dict) else {},
+            ))
+        except (ValueError, KeyError, TypeError) as error:
+            raise AgonError(f"{path}: an entry is not a calibration ({error})") from None
+    return entries
+
+
+def write_calibrations(entries: Sequence[CalibratedEntry]) -> str:
+    """The text of a levels file holding ``entries`` (one line an entry)."""
+    lines = ",\n".join(f"    {json.dumps(entry.as_json(), sort_keys=True)}" for entry in entries)
+    return f'{{\n  "format": {LEVELS_FORMAT},\n  "entries": [\n{lines}\n  ]\n}}\n'
+
+
+def package_levels_file(found: GamePlugin[Any, Any]) -> Path:
+    """The levels file of a game's package (which may not exist)."""
+    return Path(str(resources.files(found.texts).joinpath(LEVELS_FILE)))
+
+
+def calibrations_of(found: GamePlugin[Any, Any]) -> list[CalibratedEntry]:
+    """The calibrations of a game's variants: those of the file :data:`LEVELS_ENV` names (the
+    user's own), then those its package ships."""
+    chosen = os.environ.get(LEVELS_ENV)
+    files = [Path(chosen).expanduser()] if chosen else []
+    files.append(package_levels_file(found))
+    return [entry for path in files for entry in _calibrations_in(path)
+            if entry.game == found.name]
+
+
+def calibration_for(game: Game) -> CalibratedEntry | None:
+    """The calibration of ``game``'s variant (the first, :func:`calibrations_of`); None where
+    it has none (its levels are then not rated)."""
+    options = game.options()
+    return next((entry for entry in calibrations_of(plugin_of(game))
+                 if entry.options == options), None)
+
+
+def calibrated_variants(found: GamePlugin[Any, Any]) -> list[tuple[Game, str]]:
+    """The variants of a game that have a calibration, each once, with its anchor."""
+    variants: list[tuple[Game, str]] = []
+    for entry in calibrations_of(found):
+        try:
+            game = found.make(entry.options)
+        except AgonError:
+            continue  # (a variant this version of the game no longer has)
+        if all(game.options() != other.options() for other, _ in variants):
+            variants.append((game, entry.pairings[0].a))
+    return variants
+
+
+@functools.cache
+def _calibrations_in(path: Path) -> tuple[CalibratedEntry, ...]:
+    """A levels file's entries, read once a process (none where there is no such file)."""
+    return tuple(read_calibrations(path)) if path.is_file() else ()
