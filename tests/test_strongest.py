@@ -113,3 +113,18 @@ def test_its_games_repeat_from_a_seed(private_cache: Path) -> None:
         return [game.format_move(move) for move in state.history]
 
     assert game_moves(4) == game_moves(4)
+
+
+def test_a_wide_games_search_is_mcts_with_its_own_constants() -> None:
+    from agon.search.mcts import MctsAgent
+    from agon.study.strongest import WIDE_SEARCH_SETTINGS
+
+    wide = StrongestAgent(make_game("alternator", {"size": "8x8"}), Limit(count=1), exact=None)
+    narrow = StrongestAgent(make_game("alak", {"size": 7}), Limit(count=1), exact=None)
+    assert wide.wide and not narrow.wide
+    search = wide.wide_search
+    assert isinstance(search, MctsAgent)
+    assert {name: getattr(search, name) for name in WIDE_SEARCH_SETTINGS} == WIDE_SEARCH_SETTINGS
+    plain = make_agent("mcts", wide.game)
+    assert isinstance(plain, MctsAgent)
+    assert plain.exploration != search.exploration  # (mcts's own are left alone)

@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from agon.core.errors import AgonError
-from agon.core.files import read_text_limited
+from agon.core.files import read_versioned_json
 from agon.core.game import Game
 
 if TYPE_CHECKING:  # (NumPy is imported where weights are made: the CLI reads this module)
@@ -74,17 +74,9 @@ class TrainedEntry:
 
 def read_entries(path: Path) -> list[TrainedEntry]:
     """The entries of a weights file; :class:`AgonError` naming what is wrong with it."""
-    what = "a file of evaluation weights"
-    text = read_text_limited(path, MAX_WEIGHTS_BYTES, what)
-    try:
-        found = json.loads(text)
-    except json.JSONDecodeError as error:
-        raise AgonError(f"{path} is not {what}: {error}") from None
-    if not isinstance(found, dict) or found.get("format") != WEIGHTS_FORMAT:
-        raise AgonError(f"{path} is not {what} of format {WEIGHTS_FORMAT}")
-    entries = found.get("entries")
-    if not isinstance(entries, list):
-        raise AgonError(f"{path} is not {what}: it has no list of entries")
+    entries = read_versioned_json(
+        path, MAX_WEIGHTS_BYTES, "a file of evaluation weights", WEIGHTS_FORMAT, "entries"
+    )
     return [_entry(path, raw) for raw in entries]
 
 

@@ -11,13 +11,14 @@ target's place in one step, never over something that is not a regular file.
 from __future__ import annotations
 
 import errno
+import json
 import os
 import stat
 import tempfile
 from collections.abc import Callable
 from contextlib import suppress
 from pathlib import Path
-from typing import BinaryIO
+from typing import Any, BinaryIO
 
 from agon.core.errors import AgonError, shortened
 
@@ -68,6 +69,23 @@ def read_text_limited(path: Path, limit: int, what: str = "a file Agon reads") -
         return read_limited(path, limit, what).decode("utf-8")
     except UnicodeDecodeError:
         raise AgonError(f"{path} is not a text file (not UTF-8): not {what}") from None
+
+
+def read_versioned_json(
+    path: Path, limit: int, what: str, version: int, listing: str
+) -> list[Any]:
+    """The list ``listing`` of a JSON file of Agon's, ``{"format": version, listing: [...]}``,
+    read with a size limit; :class:`AgonError` naming what is wrong with it."""
+    try:
+        found = json.loads(read_text_limited(path, limit, what))
+    except json.JSONDecodeError as error:
+        raise AgonError(f"{path} is not {what}: {error}") from None
+    if not isinstance(found, dict) or found.get("format") != version:
+        raise AgonError(f"{path} is not {what} of format {version}")
+    listed = found.get(listing)
+    if not isinstance(listed, list):
+        raise AgonError(f"{path} is not {what}: it has no list of {listing}")
+    return listed
 
 
 def replace_file(target: Path, text: str) -> None:

@@ -4,9 +4,11 @@
 each pairing is an ``agon match`` with colours alternating and a few random plies to open
 each pair of games. The first agent of the pool is the fixed anchor, rated 0; each other's
 rating is the one before it plus the Elo difference its match measured, and its 95% interval
-adds the intervals of the links below it (independent matches: their variances add). A match
-won (or lost) in every game has no finite estimate: its score is taken as half a game short
-of the sweep, and the rating is marked a lower (or upper) bound.
+adds the intervals of the links below it (independent matches: their variances add). A link's
+interval is Wilson's score interval, which stays finite for scores near 0 or 1, where the normal
+approximation reaches past them. A match won (or lost) in every game has no finite estimate:
+its score is taken as half a game short of the sweep, and the interval is open on that side,
+so the rating and every one above it are open above (below).
 
 The levels a lobby offers are then chosen by rating (:func:`chosen_ladder`): the anchor at the
 bottom, the pool's last agent (the strongest) at the top, and between them the agents nearest
@@ -29,11 +31,11 @@ from pathlib import Path
 from typing import Any
 
 from agon.core.errors import AgonError
-from agon.core.files import read_text_limited, replace_file
+from agon.core.files import read_text_limited, read_versioned_json, replace_file
 from agon.core.game import Game
 from agon.core.plugin import GamePlugin
 from agon.games import plugin_of
-from agon.search.match import GameSummary, MatchReport, elo_from_score, run_match
+from agon.search.match import Z_95, GameSummary, MatchReport, elo_from_score, run_match
 from agon.study.external import make_player
 
 LEVELS_FILE = "levels.json"
@@ -52,6 +54,8 @@ LADDER_SIZE = 5
 """The levels chosen from a calibration, the anchor and the strongest among them."""
 MIN_STEP = 50.0
 """The least rating (Elo) by which a chosen level is above the one below it."""
+SURE = 1e-12
+"""A score this close to 0 or 1 is a sweep's bound: the interval is open on that side."""
 
 
 @dataclass(frozen=True)
@@ -78,22 +82,20 @@ class Pairing:
 
     def b_over_a(self) -> tuple[float, float, float]:
         """B's Elo over A: the estimate, and how far below and above it the 95% interval
-        reaches (infinite on the side a sweep leaves open)."""
-        scores = [0.0] * self.wins + [0.5] * self.draws + [1.0] * self.losses  # B's
-        count = len(scores)
-        mean = sum(scores) / count
-        clipped = min(max(mean, 0.5 / count), 1 - 0.5 / count)
-        estimate = elo_from_score(clipped)
-        if mean in (0.0, 1.0):  # the interval's one closed side: as in elo_estimate
-            bound = elo_from_score(0.05 ** (1.0 / count))
-            if mean == 1.0:
-                return estimate, max(estimate - bound, 0.0), math.inf
-            return estimate, math.inf, max(-bound - estimate, 0.0)
-        variance = sum((s - mean) ** 2 for s in scores) / count or mean * (1 - mean)
-        error = 1.959963984540054 * math.sqrt(variance / count)
-        low = elo_from_score(mean - error) if mean - error > 0 else -math.inf
-        high = elo_from_score(mean + error) if mean + error < 1 else math.inf
-        return estimate, estimate - low, high - estimate
+        reaches (Wilson's score interval, which stays within 0 and 1 for a score near either:
+        infinite only on the side a sweep leaves open)."""
+        count = self.games
+        mean = (self.losses + 0.5 * self.draws) / count  # B's score
+        estimate = elo_from_score(min(max(mean, 0.5 / count), 1 - 0.5 / count))
+        spread = Z_95 * Z_95 / count
+        centre = (mean + spread / 2) / (1 + spread)
+        half = Z_95 * math.sqrt(mean * (1 - mean) / count + spread / (4 * count)) / (1 + spread)
+        low, high = centre - half, centre + half
+        return (
+            estimate,
+            estimate - elo_from_score(low) if low > SURE else math.inf,
+            elo_from_score(high) - estimate if high < 1 - SURE else math.inf,
+        )
 
     def as_json(self) -> dict[str, Any]:
         return {
@@ -321,17 +323,10 @@ class CalibratedEntry:
 
 def read_calibrations(path: Path) -> list[CalibratedEntry]:
     """The entries of a levels file; :class:`AgonError` naming what is wrong with it."""
-    what = "a file of calibrated levels"
-    text = read_text_limited(path, MAX_LEVELS_BYTES, what)
-    try:
-        found = json.loads(text)
-    except json.JSONDecodeError as error:
-        raise AgonError(f"{path} is not {what}: {error}") from None
-    if not isinstance(found, dict) or found.get("format") != LEVELS_FORMAT \
-            or not isinstance(found.get("entries"), list):
-        raise AgonError(f"{path} is not {what} of format {LEVELS_FORMAT}")
     entries = []
-    for raw in found["entries"]:
+    for raw in read_versioned_json(
+        path, MAX_LEVELS_BYTES, "a file of calibrated levels", LEVELS_FORMAT, "entries"
+    ):
         try:
             name, options = raw["game"], raw["options"]
             pairings = [_pairing(pairing) for pairing in raw["pairings"]]

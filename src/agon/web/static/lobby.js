@@ -92,8 +92,14 @@ function levelText(level, calibrated) {
     const rated = level.games ? "" : ", not rated on this board";
     return `${level.label}: ${thinks} (${level.agent}${rated})`;
   }
-  const open = level.rating.high == null ? "+" : "";
-  return `${level.label}: Elo ${level.rating.elo}${open} over ${calibrated.anchor}, ${thinks} (${level.agent})`;
+  return `${level.label}: Elo ${rated(level.rating)} over ${calibrated.anchor}, ${thinks} (${level.agent})`;
+}
+
+/** A rating with its 95% interval: "1385 ±260"; "636+" where a sweep leaves it open above. */
+function rated({ elo, low, high }) {
+  if (high == null) return `${elo}+`;
+  if (low == null || low === high) return `${elo}`;
+  return `${elo} ±${Math.round((high - low) / 2)}`;
 }
 
 function seconds(value) {
