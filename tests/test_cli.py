@@ -372,6 +372,27 @@ def test_after_a_stop_a_repeated_signal_cannot_kill_the_report() -> None:
         signal.signal(signal.SIGTERM, before)
 
 
+def test_a_stop_that_compiled_code_turned_into_its_own_error_is_still_a_stop() -> None:
+    """Numba calls back into Python to unbox a kernel passed as an argument; a signal handled
+    there raised a TypeError ("missing 'sig'") with the stop only as its context."""
+    import signal
+
+    from agon.cli.common import Terminated, terminate_as_interrupt
+
+    before = signal.getsignal(signal.SIGTERM)
+    try:
+        with pytest.raises(KeyboardInterrupt) as stopped, terminate_as_interrupt():
+            try:
+                raise Terminated
+            except KeyboardInterrupt:
+                raise TypeError("_get_jit_address() missing 1 required positional argument")  # noqa: B904 - (as Numba raises it: the stop only its context)
+        assert isinstance(stopped.value.__cause__, TypeError)
+        with pytest.raises(TypeError), terminate_as_interrupt():  # a plain error stays one
+            raise TypeError("not a stop")
+    finally:
+        signal.signal(signal.SIGTERM, before)
+
+
 def test_after_a_stop_the_stop_signals_are_blocked_while_python_tears_down() -> None:
     """Python puts back the default handlers after the exit handlers: a repeat arriving then
     (under load, a second after the stop) killed a stopped solve with -15 after its report."""

@@ -43,8 +43,8 @@ registered games' counts)."""
 WIDE_SEARCH = "mcts"
 WIDE_SEARCH_SETTINGS = {"exploration": 0.35, "margin_weight": 0.2}
 """MCTS's constants in a wide game: a narrower search with a larger bonus for the margin than
-``mcts``'s own (at equal simulations, 30-10 against them on Alternator 8×8, and worse on narrow
-Alak 11, which alpha-beta searches here: docs/search.md, *Tuning the constants*)."""
+``mcts``'s own (at equal simulations, stronger on the widest board measured and weaker on a
+narrow one, which alpha-beta searches here: docs/search.md, *Tuning the constants*)."""
 SOLVER_CHUNK_SECONDS = 0.05
 """The solver's chunks, as the agents' are (a move's time is kept to within one)."""
 
