@@ -372,25 +372,25 @@ def test_after_a_stop_a_repeated_signal_cannot_kill_the_report() -> None:
         signal.signal(signal.SIGTERM, before)
 
 
-def test_a_stop_that_compiled_code_turned_into_its_own_error_is_still_a_stop() -> None:
+def test_a_stop_that_compiled_code_turned_into_its_own_error_is_found_beneath_it() -> None:
     """Numba calls back into Python to unbox a kernel passed as an argument; a signal handled
     there raised a TypeError ("missing 'sig'") with the stop only as its context."""
-    import signal
+    from agon.cli.common import Terminated, stop_beneath
 
-    from agon.cli.common import Terminated, terminate_as_interrupt
-
-    before = signal.getsignal(signal.SIGTERM)
     try:
-        with pytest.raises(KeyboardInterrupt) as stopped, terminate_as_interrupt():
-            try:
-                raise Terminated
-            except KeyboardInterrupt:
-                raise TypeError("_get_jit_address() missing 1 required positional argument")  # noqa: B904 - (as Numba raises it: the stop only its context)
-        assert isinstance(stopped.value.__cause__, TypeError)
-        with pytest.raises(TypeError), terminate_as_interrupt():  # a plain error stays one
-            raise TypeError("not a stop")
-    finally:
-        signal.signal(signal.SIGTERM, before)
+        try:
+            raise Terminated
+        except KeyboardInterrupt:
+            raise TypeError("_get_jit_address() missing 1 required positional argument")  # noqa: B904 - (as Numba raises it)
+    except TypeError as error:
+        assert isinstance(stop_beneath(error), Terminated)
+    try:
+        try:
+            raise ValueError("an error")
+        except ValueError:
+            raise TypeError("another")  # noqa: B904 - (a plain error while handling one)
+    except TypeError as error:
+        assert stop_beneath(error) is None
 
 
 def test_after_a_stop_the_stop_signals_are_blocked_while_python_tears_down() -> None:

@@ -27,6 +27,7 @@ from agon.cli.common import (
     fail,
     game_command,
     option_words,
+    stop_beneath,
     terminate_as_interrupt,
 )
 from agon.core.errors import AgonError
@@ -129,7 +130,9 @@ def calibrate_command(
             )
     except AgonError as error:
         fail(str(error))
-    except KeyboardInterrupt:
+    except (KeyboardInterrupt, Exception) as error:
+        if isinstance(error, Exception) and stop_beneath(error) is None:
+            raise
         typer.echo(f"interrupted: the pairings finished are kept in {kept}; run again to go on",
                    err=True)
         raise typer.Exit(INTERRUPTED) from None

@@ -209,10 +209,10 @@ def play_moves(state: State, moves_text: str) -> None:
         state.play(move)
 
 
-def _stop_beneath(error: BaseException) -> KeyboardInterrupt | None:
-    """The stop (Ctrl-C, or a signal raised as one) that ``error`` came out of: a stop that
-    lands while compiled code calls back into Python (Numba unboxing a kernel passed as an
-    argument) comes out as that code's own error, with the stop as its context."""
+def stop_beneath(error: BaseException) -> KeyboardInterrupt | None:
+    """The stop (Ctrl-C, or a signal raised as one) that ``error`` came out of, if any: a stop
+    that lands while compiled code calls back into Python (Numba unboxing a kernel passed as an
+    argument) comes out as that code's own error, with the stop only as its context."""
     seen: BaseException | None = error.__context__
     for _ in range(MAX_CONTEXTS):
         if seen is None or isinstance(seen, KeyboardInterrupt):
@@ -290,12 +290,6 @@ def terminate_as_interrupt() -> Iterator[None]:
     except KeyboardInterrupt:
         stopping = True
         raise
-    except Exception as error:
-        stopped_by = _stop_beneath(error)
-        if stopped_by is None:
-            raise
-        stopping = True
-        raise stopped_by from error
     finally:
         # once stopped, the program is on its way out: a repeat of the signal (``timeout``
         # sends one to the program, then one to its group) must not kill it while it reports

@@ -24,6 +24,7 @@ from agon.cli.common import (
     fail,
     game_command,
     option_words,
+    stop_beneath,
     terminate_as_interrupt,
 )
 from agon.core.errors import AgonError
@@ -129,7 +130,10 @@ def train_command(
             )
     except AgonError as error:
         fail(str(error))
-    except (KeyboardInterrupt, SolveInterrupted):
+    except (KeyboardInterrupt, Exception) as error:
+        if not isinstance(error, (KeyboardInterrupt, SolveInterrupted)) \
+                and stop_beneath(error) is None:
+            raise
         typer.echo(f"interrupted: the games played are kept in {kept}; run again to go on",
                    err=True)
         raise typer.Exit(INTERRUPTED) from None
