@@ -12,8 +12,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
-from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from agon.cli.common import (
     INTERRUPTED,
@@ -24,6 +22,7 @@ from agon.cli.common import (
     JsonOpt,
     build_game,
     check_count,
+    counted_progress,
     fail,
     game_command,
     option_words,
@@ -120,7 +119,7 @@ def calibrate_command(
     )
     total = games * (len(specs) - 1)
     try:
-        with terminate_as_interrupt(), _progress(quiet) as bar:
+        with terminate_as_interrupt(), counted_progress(quiet) as bar:
             task = bar.add_task("calibrating", total=total)
             calibration = calibrate(
                 request, kept,
@@ -157,13 +156,6 @@ def calibrate_command(
         }))
     else:
         typer.echo(_text(game.description, entry, written))
-
-
-def _progress(quiet: bool) -> Progress:
-    return Progress(
-        TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
-        TimeElapsedColumn(), console=Console(stderr=True), transient=True, disable=quiet,
-    )
 
 
 def _command(name: str, options: GameOptions, request: CalibrationRequest) -> str:

@@ -14,6 +14,8 @@ from types import FrameType
 from typing import Annotated, Any, NoReturn
 
 import typer
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from typer.models import OptionInfo
 
 from agon.core.errors import AgonError, NotationError, quoted, shortened
@@ -168,6 +170,15 @@ def build_game(name: str, options: GameOptions) -> Game:
         return make_game(found.name, values)
     except AgonError as error:
         fail(str(error))
+
+
+def counted_progress(quiet: bool) -> Progress:
+    """A progress bar on stderr counting a long command's pieces of work (none where
+    ``quiet``)."""
+    return Progress(
+        TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
+        TimeElapsedColumn(), console=Console(stderr=True), transient=True, disable=quiet,
+    )
 
 
 def option_words(game: Game, options: GameOptions) -> list[str]:

@@ -10,8 +10,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
-from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from agon.cli.common import (
     INTERRUPTED,
@@ -21,6 +19,7 @@ from agon.cli.common import (
     JsonOpt,
     build_game,
     check_count,
+    counted_progress,
     fail,
     game_command,
     option_words,
@@ -123,7 +122,7 @@ def train_command(
     except AgonError as error:
         fail(str(error))
     try:
-        with terminate_as_interrupt(), _progress(quiet) as bar:
+        with terminate_as_interrupt(), counted_progress(quiet) as bar:
             task = bar.add_task("self-play", total=games)
             report = train(
                 request, kept, lambda done, wanted: bar.update(task, completed=done)
@@ -149,13 +148,6 @@ def train_command(
                  f"and name it in ${WEIGHTS_ENV}")
         written = target
     typer.echo(json.dumps(_as_json(report, written)) if as_json else _text(report, written))
-
-
-def _progress(quiet: bool) -> Progress:
-    return Progress(
-        TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
-        TimeElapsedColumn(), console=Console(stderr=True), transient=True, disable=quiet,
-    )
 
 
 def _command(name: str, options: GameOptions, request: TrainRequest) -> str:

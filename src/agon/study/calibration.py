@@ -178,22 +178,19 @@ def chosen_ladder(ratings: Sequence[Rating], size: int = LADDER_SIZE) -> list[Ra
     if len(ratings) == 1 or top.elo < bottom.elo + MIN_STEP:
         return [top]
     chosen = [bottom]
-    middle = list(ratings[1:-1])
+    middle = ratings[1:-1]
+    last = -1  # (the index in ``middle`` of the level chosen last: the next comes after it)
     for step in range(1, size - 1):
         target = bottom.elo + (top.elo - bottom.elo) * step / (size - 1)
         floor = chosen[-1].elo + MIN_STEP
         fitting = [
-            rating for rating in middle
-            if floor <= rating.elo <= top.elo - MIN_STEP
-            and middle.index(rating) > _index_in(middle, chosen[-1])
+            index for index, rating in enumerate(middle)
+            if index > last and floor <= rating.elo <= top.elo - MIN_STEP
         ]
         if fitting:
-            chosen.append(min(fitting, key=lambda rating: abs(rating.elo - target)))
+            last = min(fitting, key=lambda index: abs(middle[index].elo - target))
+            chosen.append(middle[last])
     return [*chosen, top]
-
-
-def _index_in(ratings: Sequence[Rating], rating: Rating) -> int:
-    return ratings.index(rating) if rating in ratings else -1
 
 
 # --- playing a calibration --------------------------------------------------------------------
@@ -230,9 +227,6 @@ class Calibration:
     @property
     def complete(self) -> bool:
         return len(self.pairings) == len(self.request.pool) - 1
-
-    def ratings(self) -> list[Rating]:
-        return ratings_of(self.pairings)
 
 
 def calibrate(
@@ -311,11 +305,12 @@ class CalibratedEntry:
         return ratings_of(self.pairings)
 
     def as_json(self) -> dict[str, Any]:
+        ratings = self.ratings()
         return {
             "game": self.game,
             "options": self.options,
-            "ratings": [rating.as_json() for rating in self.ratings()],
-            "levels": [rating.spec for rating in chosen_ladder(self.ratings())],
+            "ratings": [rating.as_json() for rating in ratings],
+            "levels": [rating.spec for rating in chosen_ladder(ratings)],
             "pairings": [pairing.as_json() for pairing in self.pairings],
             "provenance": self.provenance,
         }
