@@ -426,13 +426,13 @@ def test_a_stop_heard_by_a_solve_is_asked_again_between_its_chunks() -> None:
     import signal
     import time
 
-    from agon.cli.solve_commands import _filtered_stop_signals
+    from agon.cli.common import filtered_stop_signals
     from agon.core.workers import stop_asked
 
     # (a test worker may ignore Ctrl-C: here it raises, as in a program)
     before = signal.signal(signal.SIGINT, signal.default_int_handler)
     try:
-        with _filtered_stop_signals():
+        with filtered_stop_signals():
             assert not stop_asked()
             with pytest.raises(KeyboardInterrupt):
                 os.kill(os.getpid(), signal.SIGINT)
@@ -455,7 +455,7 @@ def test_a_stop_lost_in_a_callback_from_c_is_not_reported_as_an_error(
     import sys
     import time
 
-    from agon.cli.solve_commands import _filtered_stop_signals
+    from agon.cli.common import filtered_stop_signals
     from agon.core.workers import stop_asked
 
     reported: list[type[BaseException]] = []
@@ -471,7 +471,7 @@ def test_a_stop_lost_in_a_callback_from_c_is_not_reported_as_an_error(
     # (a test worker may ignore Ctrl-C: here it raises, as in a program)
     before = signal.signal(signal.SIGINT, signal.default_int_handler)
     try:
-        with _filtered_stop_signals():
+        with filtered_stop_signals():
             ctypes.CFUNCTYPE(None)(stopped_inside)()
             assert stop_asked()
             ctypes.CFUNCTYPE(None)(failing_inside)()

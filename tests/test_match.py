@@ -108,6 +108,22 @@ def test_interrupted_match_reports_the_games_finished() -> None:
     assert len(report.games) == 2
 
 
+def test_a_stop_heard_but_lost_ends_the_match_between_moves() -> None:
+    """A stop whose interrupt was lost in a callback from C was still heard: the game under
+    way asks before each move, and the match ends as on Ctrl-C."""
+    from agon.core.workers import hear_stop
+
+    def stop_after_one(summary: GameSummary) -> None:
+        hear_stop()
+
+    try:
+        report = run_match(ALAK_5, "random", "random", games=10, seed=1, on_game=stop_after_one)
+    finally:
+        hear_stop(False)
+    assert report.interrupted
+    assert len(report.games) == 1
+
+
 def test_match_command_json_has_every_key() -> None:
     result = runner.invoke(
         app, ["match", "alak", "greedy", "random", "--size", "5", "--games", "4", "--jobs", "1",

@@ -260,6 +260,24 @@ def test_agon_train_says_where_it_cannot_write(tmp_path: Path) -> None:
     assert str(folder) in result.output
 
 
+def test_a_stop_heard_but_lost_still_ends_the_training(tmp_path: Path) -> None:
+    """A stop whose interrupt was lost in a callback from C (Numba unboxing a kernel) was
+    still heard: the training asks between moves and games, and stops there, keeping the games
+    played."""
+    from agon.core.workers import hear_stop
+
+    kept = tmp_path / "kept.npz"
+    request = TrainRequest(TINY, 2, "greedy", exact_nodes=0)
+    train(TrainRequest(TINY, 1, "greedy", exact_nodes=0), kept)
+    hear_stop()
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            train(request, kept)
+    finally:
+        hear_stop(False)
+    assert train(request, kept).resumed_games == 1
+
+
 def test_a_stopped_training_keeps_its_games_and_says_so(tmp_path: Path) -> None:
     """SIGTERM (as Ctrl-C) stops ``agon train`` between games or within one: the games
     played are in the checkpoint, and the same command goes on from them."""

@@ -26,8 +26,7 @@ from agon.cli.common import (
     fail,
     game_command,
     option_words,
-    stop_beneath,
-    terminate_as_interrupt,
+    stoppable_work,
 )
 from agon.core.errors import AgonError
 from agon.core.files import replace_file, user_path
@@ -119,7 +118,7 @@ def calibrate_command(
     )
     total = games * (len(specs) - 1)
     try:
-        with terminate_as_interrupt(), counted_progress(quiet) as bar:
+        with stoppable_work(), counted_progress(quiet) as bar:
             task = bar.add_task("calibrating", total=total)
             calibration = calibrate(
                 request, kept,
@@ -129,9 +128,7 @@ def calibrate_command(
             )
     except AgonError as error:
         fail(str(error))
-    except (KeyboardInterrupt, Exception) as error:
-        if isinstance(error, Exception) and stop_beneath(error) is None:
-            raise
+    except KeyboardInterrupt:
         typer.echo(f"interrupted: the pairings finished are kept in {kept}; run again to go on",
                    err=True)
         raise typer.Exit(INTERRUPTED) from None

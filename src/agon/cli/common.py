@@ -7,7 +7,9 @@ import functools
 import inspect
 import math
 import signal
+import sys
 import threading
+import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from types import FrameType
@@ -22,6 +24,7 @@ from agon.core.errors import AgonError, NotationError, quoted, shortened
 from agon.core.game import MAX_MOVES_LENGTH, MAX_POSITION_LENGTH, Game, State
 from agon.core.limits import MAX_SECONDS
 from agon.core.options import Option
+from agon.core.workers import hear_stop, stop_asked
 from agon.games import make_game, names, plugin, plugins
 
 GameArg = Annotated[
@@ -311,3 +314,73 @@ def terminate_as_interrupt() -> Iterator[None]:
             atexit.unregister(_block_stop_signals_at_exit)  # (once, however many stops)
             atexit.register(_block_stop_signals_at_exit)
 
+
+SIGNAL_ECHO_SECONDS = 0.5
+"""A stop signal this soon after the last one is the same stop: ``timeout`` signals the program
+and then its whole process group, which holds the program too."""
+
+
+@contextmanager
+def filtered_stop_signals() -> Iterator[Callable[[], None]]:
+    """Within the block, Ctrl-C, SIGTERM and SIGHUP reach their handlers at most once in
+    :data:`SIGNAL_ECHO_SECONDS`, and not at all once the ``hold`` it gives is called (a
+    signal ignored, or left to the system, stays so). A stop's ``KeyboardInterrupt`` that
+    lands in a callback from C is lost there and answered between the search's chunks, so
+    Python's report of it ("Exception ignored ...") is not printed."""
+    held = False
+
+    def hold() -> None:
+        nonlocal held
+        held = True
+
+    if threading.current_thread() is not threading.main_thread():
+        yield hold  # (only the main thread may set signal handlers)
+        return
+    last_heard = -math.inf
+
+    def filtered(handler: Callable[[int, FrameType | None], Any]) -> Callable[..., Any]:
+        def heard(signum: int, frame: FrameType | None) -> Any:
+            nonlocal last_heard
+            now = time.monotonic()
+            if held or now - last_heard < SIGNAL_ECHO_SECONDS:
+                return None
+            last_heard = now
+            hear_stop()  # (asked again between chunks, where its interrupt was lost)
+            return handler(signum, frame)
+
+        return heard
+
+    def unraisable(report: Any) -> None:
+        if issubclass(report.exc_type, KeyboardInterrupt) and stop_asked():
+            return  # (a stop lost in a callback from C: heard, and answered between chunks)
+        previous_unraisable(report)
+
+    stops = [signal.SIGINT, signal.SIGTERM, *([signal.SIGHUP] if hasattr(signal, "SIGHUP") else [])]
+    handled = {stop: handler for stop in stops if callable(handler := signal.getsignal(stop))}
+    for stop, handler in handled.items():
+        signal.signal(stop, filtered(handler))
+    previous_unraisable, sys.unraisablehook = sys.unraisablehook, unraisable
+    hear_stop(False)
+    try:
+        yield hold
+    finally:
+        for stop, handler in handled.items():
+            signal.signal(stop, handler)
+        sys.unraisablehook = previous_unraisable
+        hear_stop(False)
+
+
+@contextmanager
+def stoppable_work() -> Iterator[None]:
+    """For long work that plays game after game (training, calibrating): SIGTERM and SIGHUP
+    stop it as Ctrl-C does (:func:`terminate_as_interrupt`), a stop is asked again between
+    its moves where its interrupt was lost (:func:`filtered_stop_signals`), and an error that
+    a stop caused, landing while compiled code called back into Python, is raised as that
+    stop (a ``KeyboardInterrupt``)."""
+    with terminate_as_interrupt(), filtered_stop_signals():
+        try:
+            yield
+        except Exception as error:
+            if stop_beneath(error) is None and not stop_asked():
+                raise
+            raise KeyboardInterrupt from error

@@ -5,15 +5,10 @@ from __future__ import annotations
 import json
 import math
 import os
-import signal
-import sys
-import threading
-import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import asdict
 from pathlib import Path
-from types import FrameType
 from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
@@ -29,6 +24,7 @@ from agon.cli.common import (
     check_count,
     check_seconds,
     fail,
+    filtered_stop_signals,
     game_command,
     load_start,
     play_moves,
@@ -39,7 +35,6 @@ from agon.core.game import Game, State, format_points, result_text
 from agon.core.limits import Limit
 from agon.core.memory import check_memory
 from agon.core.results import Work
-from agon.core.workers import hear_stop, stop_asked
 from agon.solve.facts import Search, is_small_board
 from agon.solve.tables.catalogue import table_sizes
 from agon.solve.tables.report import DEFAULT_OUT
@@ -348,11 +343,6 @@ def _exit_status(stop: SolveInterrupted) -> int:
     return TIMED_OUT if stop.timed_out else INTERRUPTED
 
 
-SIGNAL_ECHO_SECONDS = 0.5
-"""A stop signal this soon after the last one is the same stop: ``timeout`` signals the program
-and then its whole process group, which holds the program too."""
-
-
 @contextmanager
 def _stops(as_json: bool) -> Iterator[Callable[[], None]]:
     """Within the block, SIGTERM and SIGHUP stop the solve as Ctrl-C does
@@ -362,7 +352,7 @@ def _stops(as_json: bool) -> Iterator[Callable[[], None]]:
     solve has proven anything (while it loads, compiles its kernels or starts its workers: a
     solve under way stops with its bounds) ends the command saying so, in JSON too, with the
     status of an interrupted one."""
-    with terminate_as_interrupt(), _filtered_stop_signals() as hold:
+    with terminate_as_interrupt(), filtered_stop_signals() as hold:
         try:
             yield hold
         except KeyboardInterrupt:
@@ -374,56 +364,6 @@ def _stops(as_json: bool) -> Iterator[Callable[[], None]]:
                 }
                 typer.echo(json.dumps(nothing))
             raise typer.Exit(INTERRUPTED) from None
-
-
-@contextmanager
-def _filtered_stop_signals() -> Iterator[Callable[[], None]]:
-    """Within the block, Ctrl-C, SIGTERM and SIGHUP reach their handlers at most once in
-    :data:`SIGNAL_ECHO_SECONDS`, and not at all once the ``hold`` it gives is called (a
-    signal ignored, or left to the system, stays so). A stop's ``KeyboardInterrupt`` that
-    lands in a callback from C is lost there and answered between the search's chunks, so
-    Python's report of it ("Exception ignored ...") is not printed."""
-    held = False
-
-    def hold() -> None:
-        nonlocal held
-        held = True
-
-    if threading.current_thread() is not threading.main_thread():
-        yield hold  # (only the main thread may set signal handlers)
-        return
-    last_heard = -math.inf
-
-    def filtered(handler: Callable[[int, FrameType | None], Any]) -> Callable[..., Any]:
-        def heard(signum: int, frame: FrameType | None) -> Any:
-            nonlocal last_heard
-            now = time.monotonic()
-            if held or now - last_heard < SIGNAL_ECHO_SECONDS:
-                return None
-            last_heard = now
-            hear_stop()  # (asked again between chunks, where its interrupt was lost)
-            return handler(signum, frame)
-
-        return heard
-
-    def unraisable(report: Any) -> None:
-        if issubclass(report.exc_type, KeyboardInterrupt) and stop_asked():
-            return  # (a stop lost in a callback from C: heard, and answered between chunks)
-        previous_unraisable(report)
-
-    stops = [signal.SIGINT, signal.SIGTERM, *([signal.SIGHUP] if hasattr(signal, "SIGHUP") else [])]
-    handled = {stop: handler for stop in stops if callable(handler := signal.getsignal(stop))}
-    for stop, handler in handled.items():
-        signal.signal(stop, filtered(handler))
-    previous_unraisable, sys.unraisablehook = sys.unraisablehook, unraisable
-    hear_stop(False)
-    try:
-        yield hold
-    finally:
-        for stop, handler in handled.items():
-            signal.signal(stop, handler)
-        sys.unraisablehook = previous_unraisable
-        hear_stop(False)
 
 
 def _line_text(game: Game, line: PerfectLine) -> str:

@@ -23,8 +23,7 @@ from agon.cli.common import (
     fail,
     game_command,
     option_words,
-    stop_beneath,
-    terminate_as_interrupt,
+    stoppable_work,
 )
 from agon.core.errors import AgonError
 from agon.core.evaluation import WEIGHTS_ENV
@@ -122,17 +121,14 @@ def train_command(
     except AgonError as error:
         fail(str(error))
     try:
-        with terminate_as_interrupt(), counted_progress(quiet) as bar:
+        with stoppable_work(), counted_progress(quiet) as bar:
             task = bar.add_task("self-play", total=games)
             report = train(
                 request, kept, lambda done, wanted: bar.update(task, completed=done)
             )
     except AgonError as error:
         fail(str(error))
-    except (KeyboardInterrupt, Exception) as error:
-        if not isinstance(error, (KeyboardInterrupt, SolveInterrupted)) \
-                and stop_beneath(error) is None:
-            raise
+    except (KeyboardInterrupt, SolveInterrupted):
         typer.echo(f"interrupted: the games played are kept in {kept}; run again to go on",
                    err=True)
         raise typer.Exit(INTERRUPTED) from None

@@ -106,6 +106,14 @@ def hear_stop(heard: bool = True) -> None:
     _stop_heard = heard
 
 
+def raise_stop_heard() -> None:
+    """Raise, as a ``KeyboardInterrupt``, a stop signal heard (:func:`hear_stop`) whose own
+    interrupt was lost in a callback from C: long work that is not split into a search's
+    chunks (games played one after another) calls it between its pieces."""
+    if _stop_heard:
+        raise KeyboardInterrupt
+
+
 def worker_pool(
     processes: int, prepare: Callable[[], None] | None = None, stop: StopSignal | None = None
 ) -> multiprocessing.pool.Pool:

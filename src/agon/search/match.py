@@ -23,7 +23,7 @@ from typing import Any
 from agon.core.game import Game, Move
 from agon.core.player import Player
 from agon.core.render import player_name
-from agon.core.workers import worker_pool
+from agon.core.workers import raise_stop_heard, worker_pool
 from agon.search.agent import Agent, Forfeit, RandomAgent
 from agon.search.registry import make_agent
 
@@ -260,6 +260,7 @@ def play_game(
         for mover, (spec, which) in seats.items():
             players[mover] = make_player(spec, game, agent_seed(match_seed, number, which))
         while not state.is_over:
+            raise_stop_heard()
             assert state.to_move is not None
             mover = state.to_move
             started = time.perf_counter()

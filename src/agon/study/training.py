@@ -43,6 +43,7 @@ from agon.core.evaluation import Terms, params_weights, weights_of
 from agon.core.files import read_limited, replace_file_with
 from agon.core.game import Game, State
 from agon.core.limits import Limit
+from agon.core.workers import raise_stop_heard
 from agon.search.agent import RandomAgent
 from agon.search.registry import make_agent
 from agon.search.twins import twin_for
@@ -181,6 +182,7 @@ def train(
     store = Store(SHIPPED_STORE, writable=False)
     try:
         while len(played) < request.games:
+            raise_stop_heard()
             if progress is not None:
                 progress(len(played), request.games)
             index = len(played) + dropped
@@ -240,6 +242,7 @@ def _self_play(
     bases: list[float] = []
     states: list[State] = []
     while not state.is_over:
+        raise_stop_heard()
         if len(states) >= MAX_PLIES:
             return None
         if twin.room(array) <= 0:
