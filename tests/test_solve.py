@@ -224,6 +224,22 @@ def test_one_best_move_keeps_the_value(state: State) -> None:
     assert move_values[move] == value, state.position()
 
 
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(state=st.one_of(
+    played_states(Alak(4, AlakRules.TROMP_TAYLOR), max_plies=12),
+    played_states(Alak(5, AlakRules.BALJEU), max_plies=8),
+    played_states(Alternator(2, 3, 0.5), max_plies=6),
+))
+def test_the_moves_keeping_a_known_value_are_the_best_moves(state: State) -> None:
+    """Given the value (a store's), a solver with nothing in its table finds every best move
+    without proving the value first."""
+    assume(not state.is_over)
+    value, move_values = reference(state)
+    komi = state.game.komi if isinstance(state.game, Alternator) else 0.0
+    kept = Solver(state.game, 12).moves_keeping(state, value + komi)
+    assert kept == [move for move, after in move_values.items() if after == value]
+
+
 @pytest.mark.parametrize("game", [
     Alternator(3, 3, 0.5), Alak(7, AlakRules.TROMP_TAYLOR), Alak(6, AlakRules.TRADITIONAL),
     Alak(6, AlakRules.BALJEU), Alak(6, AlakRules.BALJEU, edge_capture=False),

@@ -169,6 +169,10 @@ def test_a_built_store_serves_the_start_and_its_moves(game: Game, tmp_path: Path
             walk.margin if walk.is_over else _solved(game, walk)
         )
         assert analyst.value(walk, Limit(seconds=5)) == Value(analyst.stored_value(walk), True)
+        if not walk.is_over:  # (the solver finds the moves that keep the stored value)
+            found = analyst.analyse(walk, Limit(seconds=5), moves=False)
+            assert (found.source, found.value) == ("store", Value(analyst.stored_value(walk), True))
+            assert found.best_moves == Solver(game).solve(walk).best_moves
 
 
 def _after(state: State, move: int) -> State:

@@ -273,10 +273,13 @@ class Solver(ValueSearch):
     # --- solving -----------------------------------------------------------------------------
 
 
-    def _start_solving(self, state: State, limit: Limit | None) -> tuple[Array, int, int]:
+    def _start_solving(
+        self, state: State, limit: Limit | None, known: float | None = None
+    ) -> tuple[Array, int, int]:
         """A new solve of ``state`` within ``limit`` (its clock started): the twin array, the
         mover's ``sign`` (as :meth:`value` takes it) and the value in units from the mover's
-        view."""
+        view (``known``, Black's margin as :meth:`margin` reports it, where given: not
+        searched)."""
         self._spending = (limit or NO_LIMIT).start()
         self._last_report = 0.0
         self._target = ""
@@ -285,6 +288,8 @@ class Solver(ValueSearch):
         with self._stops_between_searches():
             array = self.state_array(state)
             black_view = -1 if state.to_move is Player.WHITE else 1
+            if known is not None:
+                return array, black_view, black_view * round((known + self.shift) * self.scale)
             return array, black_view, self.value(array, black_view)
 
 
@@ -343,6 +348,24 @@ class Solver(ValueSearch):
         array, black_view, value = self._start_solving(state, limit)
         with self._stops_between_searches():
             return self._moves(array, black_view, value, _MoveChecks(), first_only=True)[0]
+
+    def moves_keeping(
+        self, state: State, margin: float, limit: Limit | None = None
+    ) -> list[Move]:
+        """The moves that keep ``margin``, the value of ``state`` known from elsewhere (a store;
+        Black's margin as :meth:`margin` reports it), found without proving that value again,
+        so cheaper than :meth:`solve`. Where ``limit`` runs out first, the moves found so far
+        to keep it (:class:`SolveInterrupted` where there is none yet)."""
+        array, black_view, value = self._start_solving(state, limit, margin)
+        checks = _MoveChecks()
+        try:
+            with self._stops_between_searches():
+                return self._moves(array, black_view, value, checks)
+        except SolveInterrupted as stop:
+            kept = [move for move in self.legal_moves(array) if checks.keeps.get(move)]
+            if not (stop.timed_out and kept):
+                raise
+            return kept
 
     def _moves(
         self, array: Array, black_view: int, value: int, checks: _MoveChecks,

@@ -195,6 +195,26 @@ class Analyst:
             ))
         return analysis
 
+    def _moves_keeping(self, state: State, value: float, limit: Limit) -> PositionAnalysis | None:
+        """The store's ``value`` of ``state`` with the moves the solver finds to keep it within
+        ``limit`` (all of them, or those found when it runs out; None: none found)."""
+        started = time.monotonic()
+        solver = self.solver
+        solver.stop_requested = self.stop_requested
+        nodes_before = solver.nodes
+        try:
+            kept = solver.moves_keeping(state, value + (solver.reported_komi or 0.0), limit)
+        except SolveInterrupted as stop:
+            if not stop.timed_out and not self.stop_requested():
+                raise KeyboardInterrupt from None
+            return None
+        if not kept:
+            return None
+        return PositionAnalysis(
+            Value(value, True), kept, source="store", nodes=solver.nodes - nodes_before,
+            seconds=time.monotonic() - started,
+        )
+
     def estimate(
         self, state: State, limit: Limit, engine: Agent | None = None
     ) -> PositionAnalysis:
@@ -220,11 +240,14 @@ class Analyst:
         (the analyst's own unless given) in the time left. Exact analyses get a line of best
         play within the time left."""
         spending = limit.start()
-        # (where the store knows the value already, the solver looks for the best moves in a
-        # smaller share, and the engine's choice stands for them if it does not find them)
+        # (where the store knows the value already, the solver looks for the moves that keep
+        # it, or for every move's value in a smaller share; the engine's choice stands for them
+        # if it does not find them)
         found = self.known(state, moves)
         stored = None if found is not None else self.stored_value(state)
-        if found is None:
+        if found is None and stored is not None and not moves:
+            found = self._moves_keeping(state, stored, _share(limit, exact_share))
+        elif found is None:
             share = exact_share if stored is None else min(exact_share, STORED_VALUE_SHARE)
             found = self._search(state, _share(limit, share), moves)
         if found is None:
