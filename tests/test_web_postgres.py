@@ -11,18 +11,19 @@ import threading
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
 import pytest
-from sqlalchemy import create_engine, text
+from sqlalchemy import create_engine, select, text
 from websockets.sync.client import connect
 
 from agon.cli import app as cli_app
 from agon.web import arena as arena_module
 from agon.web.app import create_app
 from agon.web.config import database_url
-from agon.web.store import GameRow, MoveRow, Store
+from agon.web.store import THINKER_GRACE_S, GameRow, MoveRow, Outcome, Store
 from web_fixtures import (
     ArenaProcess,
     Seat,
@@ -231,6 +232,69 @@ def test_a_turn_whose_process_dies_is_taken_by_another_and_no_move_is_lost(
         assert [move["text"] for move in final["moves"]] == acknowledged
 
 
+def thinker_of(store: Store, game_id: str) -> str | None:
+    with store.engine.connect() as connection:
+        return connection.scalar(select(GameRow.thinker).where(GameRow.id == game_id))
+
+
+def test_a_computer_turn_is_left_to_the_process_that_thinks_for_its_game(
+    postgres_url: str,
+) -> None:
+    """The process that played the computer's last turn keeps its agent: another process
+    leaves the next turn to it for a while (it may be busy, or gone), then takes it."""
+    here, there = Store(database_url(postgres_url)), Store(database_url(postgres_url))
+    try:
+        here.create(game_id="kept", game="alak", options={"size": 5}, mode="computer", seats={
+            "black": {"agent": "random", "level": "beginner", "token": None},
+            "white": {"agent": None, "level": None, "token": "tok"},
+        }, host="white", computer_first=True)
+        first = there.claim_turn()  # (no process thinks for the game yet: any may take it)
+        assert first is not None
+        first.release()
+        first = here.claim_turn()
+        assert first is not None
+        here.append_move("kept", 0, 1, "3", Outcome(), first)
+        assert thinker_of(there, "kept") == here.process != there.process
+        there.append_move("kept", 1, 2, "1", Outcome(computer_next=True))  # (the reply)
+        assert there.claim_turn() is None
+        later = datetime.now(UTC) + timedelta(seconds=THINKER_GRACE_S + 1)
+        taken = there.claim_turn(now=later)
+        assert taken is not None and taken.key == ("kept", 2)
+        taken.release()
+        mine = here.claim_turn()
+        assert mine is not None and mine.key == ("kept", 2)
+        mine.release()
+    finally:
+        here.close()
+        there.close()
+
+
+def test_the_computer_of_a_game_played_through_two_processes_thinks_in_one(
+    postgres_url: str,
+) -> None:
+    """The player's moves reach either process; the computer's turns are all thought out by
+    the one that took the first, where the game's agent is kept."""
+    with arena_processes(postgres_url, 2) as servers:
+        game = servers[0].post("/api/games", {"game": "alak", "options": {"size": 9},
+                                              "opponent": "computer", "level": "beginner",
+                                              "colour": "black"})
+        game_id, token = game["id"], game["token"]
+        store = Store(database_url(postgres_url))
+        try:
+            thinkers = set()
+            for ply in range(6):
+                view = servers[ply % 2].view(game_id, token)
+                if view["status"] != "active":
+                    break
+                servers[ply % 2].play_any_move(game_id, token)
+                wait_for(lambda: not servers[0].view(game_id, token)["thinking"],
+                         "the computer's reply")
+                thinkers.add(thinker_of(store, game_id))
+            assert len(thinkers) == 1 and None not in thinkers, thinkers
+        finally:
+            store.close()
+
+
 def test_a_database_made_before_migrations_is_upgraded_and_keeps_its_games(
     postgres_url: str, tmp_path: Path
 ) -> None:
@@ -241,6 +305,8 @@ def test_a_database_made_before_migrations_is_upgraded_and_keeps_its_games(
         engine = create_engine(database_url(url))
         GameRow.metadata.create_all(engine, tables=[GameRow.__table__, MoveRow.__table__])  # type: ignore[list-item]
         with engine.begin() as connection:
+            # (the columns added by later migrations were not there)
+            connection.execute(text("ALTER TABLE games DROP COLUMN thinker"))
             connection.execute(GameRow.__table__.insert().values(  # type: ignore[attr-defined]
                 id="old", game="alak", options={"size": 5}, mode="computer",
                 black_agent="random", black_level="beginner", white_token="tok",
@@ -291,8 +357,8 @@ def test_many_processes_upgrade_one_empty_database_at_once(postgres_url: str) ->
     for opener in openers:
         opener.join()
     assert not errors, errors
-    assert sorted(before or "" for before, _ in results)[:2] == ["", "0002"]
-    assert {after for _, after in results} == {"0002"}
+    assert sorted(before or "" for before, _ in results)[:2] == ["", "0003"]
+    assert {after for _, after in results} == {"0003"}
 
 
 def test_the_listener_hears_again_after_its_connection_is_lost(

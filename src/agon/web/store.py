@@ -13,11 +13,13 @@ announced (``NOTIFY``, see :mod:`agon.web.changes`) as it commits.
 from __future__ import annotations
 
 import os
+import secrets
+import socket
 import threading
 from collections.abc import Collection, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from importlib import resources
 from typing import Any
 
@@ -33,6 +35,7 @@ from sqlalchemy import (
     event,
     func,
     inspect,
+    or_,
     select,
     text,
     update,
@@ -81,6 +84,9 @@ class GameRow(Base):
     revision: Mapped[int] = mapped_column(Integer, default=0)
     created: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=_now)
     updated: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=_now, index=True)
+    thinker: Mapped[str | None] = mapped_column(String(64))
+    """The server process that played the computer's last turn here, keeping its agent
+    (:meth:`Store.claim_turn` leaves the next turn to it for a while)."""
 
 
 class MoveRow(Base):
@@ -231,6 +237,8 @@ class Store:
         :func:`upgrade_schema`)."""
         self.notifies = self.engine.dialect.name == "postgresql"
         """Changes are announced (``NOTIFY``) to every process on the database."""
+        self.process = process_name()
+        """This server process, as :attr:`GameRow.thinker` names it."""
         self._sessions = sessionmaker(self.engine, expire_on_commit=False)
 
     def close(self) -> None:
@@ -321,20 +329,24 @@ class Store:
         with claim.lock:
             try:
                 claim.delete_row()
-                with self._changing(claim.session, game_id, revision, outcome):
+                with self._changing(
+                    claim.session, game_id, revision, outcome, thinker=self.process
+                ):
                     yield claim.session
             finally:
                 claim.close()
 
     @contextmanager
     def _changing(
-        self, session: Session, game_id: str, revision: int, outcome: Outcome
+        self, session: Session, game_id: str, revision: int, outcome: Outcome,
+        thinker: str | None = None,
     ) -> Iterator[None]:
         try:
+            kept = {} if thinker is None else {"thinker": thinker}
             bumped = session.execute(
                 update(GameRow)
                 .where(GameRow.id == game_id, GameRow.revision == revision)
-                .values(**_changed(outcome))
+                .values(**_changed(outcome), **kept)
             )
             if bumped.rowcount != 1:  # type: ignore[attr-defined]
                 session.commit()  # (a stale turn's row deleted)
@@ -356,21 +368,33 @@ class Store:
         if self.notifies:
             _notify(session, TURNS_CHANNEL, game_id)
 
-    def claim_turn(self, skip: Collection[tuple[str, int]] = ()) -> TurnClaim | None:
+    def claim_turn(
+        self, skip: Collection[tuple[str, int]] = (), now: datetime | None = None
+    ) -> TurnClaim | None:
         """The computer turn queued longest, held for this process until it is played or
         dropped (None if there is none). On PostgreSQL its row is locked (``FOR UPDATE SKIP
         LOCKED``) by a transaction held open meanwhile, so no other process takes it, and if
-        this process dies the lock goes with its connection and another takes the turn. On
-        SQLite (one process) ``skip`` are the turns this process holds already."""
+        this process dies the lock goes with its connection and another takes the turn; a
+        game whose computer another process thinks for (:attr:`GameRow.thinker`, which keeps
+        its agent) is left to that one for :data:`THINKER_GRACE_S` after its turn is queued
+        (``now``: the time it is). On SQLite (one process) ``skip`` are the turns this process
+        holds already."""
+        wanted = (
+            select(TurnRow.game_id, TurnRow.revision)
+            .order_by(TurnRow.queued, TurnRow.game_id, TurnRow.revision)
+            .limit(len(skip) + 1)
+            .with_for_update(skip_locked=True, of=TurnRow)
+        )
+        if self.notifies:  # (many processes: on SQLite there is one, and every turn is its own)
+            waited = (now or datetime.now(UTC)) - timedelta(seconds=THINKER_GRACE_S)
+            wanted = wanted.join(GameRow, GameRow.id == TurnRow.game_id).where(or_(
+                GameRow.thinker.is_(None), GameRow.thinker == self.process,
+                TurnRow.queued <= waited,
+            ))
         session = self._sessions()
         session.begin()
         try:
-            rows = session.execute(
-                select(TurnRow.game_id, TurnRow.revision)
-                .order_by(TurnRow.queued, TurnRow.game_id, TurnRow.revision)
-                .limit(len(skip) + 1)
-                .with_for_update(skip_locked=True)
-            ).all()
+            rows = session.execute(wanted).all()
             for game_id, revision in rows:
                 if (game_id, revision) not in skip:
                     return TurnClaim(session, game_id, revision)
@@ -530,6 +554,17 @@ def _make_engine(url: URL | str) -> Engine:
     # each process named in PostgreSQL's pg_stat_activity, for whoever looks at who holds what
     named = {"application_name": application_name()}
     return create_engine(url, pool_pre_ping=True, connect_args=named)
+
+
+THINKER_GRACE_S = 2.0
+"""How long a computer turn is left to the process that thinks for its game (which keeps the
+game's agent, its tree and tables, and has been thinking on the opponent's time) before any
+other takes it: that process may be busy, or gone."""
+
+
+def process_name() -> str:
+    """This server process, unique across hosts and restarts."""
+    return f"{socket.gethostname()[:40]}:{os.getpid()}:{secrets.token_hex(4)}"
 
 
 def application_name() -> str:
