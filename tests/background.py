@@ -54,6 +54,7 @@ class BackgroundServer:
         engine_levels: tuple[EngineLevel, ...] = (),
         limits: ArenaLimits | None = None,
         trusted: str = "",
+        compression: bool = True,
     ) -> None:
         self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}"
@@ -63,7 +64,7 @@ class BackgroundServer:
         )
         config = uvicorn.Config(
             self.app, host="127.0.0.1", port=self.port, log_level="warning",
-            **server_options(self.app.state.arena.limits, trusted),
+            **server_options(self.app.state.arena.limits, trusted, compression),
         )
         self._server = uvicorn.Server(config)
         self._thread = threading.Thread(target=self._server.run, name="agon-server", daemon=True)

@@ -15,7 +15,7 @@ import pytest
 from starlette.websockets import WebSocketDisconnect
 
 from agon.core.errors import AgonError
-from agon.web.config import ArenaLimits, server_options, trusted_proxies
+from agon.web.config import ArenaLimits, server_options, trusted_proxies, ws_compression
 from background import BackgroundServer
 from web_fixtures import TestClient, start_game
 
@@ -80,6 +80,32 @@ def test_trusted_proxies_are_read_and_checked(monkeypatch: pytest.MonkeyPatch) -
     options = server_options(ArenaLimits(idle_seconds=3, connections=50))
     assert options["proxy_headers"] is False
     assert (options["timeout_keep_alive"], options["limit_concurrency"]) == (3, 50)
+
+
+def test_websocket_compression_is_read_and_checked(monkeypatch: pytest.MonkeyPatch) -> None:
+    assert ws_compression(None) is True
+    monkeypatch.setenv("AGON_WS_COMPRESSION", "off")
+    assert ws_compression(None) is False
+    assert ws_compression(True) is True
+    monkeypatch.setenv("AGON_WS_COMPRESSION", "sometimes")
+    with pytest.raises(AgonError, match="AGON_WS_COMPRESSION='sometimes' is not one of"):
+        ws_compression(None)
+
+
+@pytest.mark.parametrize("compression", [True, False])
+def test_websocket_compression_is_offered_only_where_asked(
+    tmp_path: Path, compression: bool
+) -> None:
+    """A watcher that offers to compress (as browsers do) gets compressed updates unless the
+    arena was started without (``--no-ws-compression``)."""
+    from websockets.sync.client import connect
+
+    with BackgroundServer(tmp_path / "c.db", compression=compression) as server:
+        created = httpx.post(f"{server.url}/api/games", json={"game": "alak", "opponent": "local"},
+                             timeout=30).json()
+        with connect(f"ws://127.0.0.1:{server.port}/ws/games/{created['id']}") as watcher:
+            agreed = watcher.response.headers.get("Sec-WebSocket-Extensions") or ""
+            assert ("permessage-deflate" in agreed) is compression, agreed
 
 
 @pytest.fixture

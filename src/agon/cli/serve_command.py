@@ -145,6 +145,16 @@ def serve(
             show_default=False,
         ),
     ] = None,
+    ws_compression: Annotated[
+        bool | None,
+        typer.Option(
+            "--ws-compression/--no-ws-compression",
+            help="Compress WebSocket messages where the browser offers to: an eighth of the "
+            "bytes, for the server's time compressing each update once for each watcher "
+            "(default: $AGON_WS_COMPRESSION, else on).",
+            show_default=False,
+        ),
+    ] = None,
 ) -> None:
     """Play the games in the browser: against the computer, at one screen, or
     with a friend through a link."""
@@ -154,6 +164,7 @@ def serve(
     from agon.web.app import create_app
     from agon.web.config import ArenaLimits, database_url, server_options
     from agon.web.config import trusted_proxies as read_trusted_proxies
+    from agon.web.config import ws_compression as read_ws_compression
     from agon.web.engines import configured_levels
     from agon.web.levels import LEVELS_BY_KEY
 
@@ -166,6 +177,7 @@ def serve(
         )
         engine_levels = configured_levels(engines, LEVELS_BY_KEY)
         trusted = read_trusted_proxies(trusted_proxies)
+        compression = read_ws_compression(ws_compression)
     except AgonError as error:
         fail(str(error))
     shown = url.render_as_string()  # the password, if any, is hidden
@@ -181,5 +193,5 @@ def serve(
             f"{level.engine.seconds} s a move ({games})"
         )
     uvicorn.run(
-        app, host=host, port=port, log_level="info", **server_options(limits, trusted)
+        app, host=host, port=port, log_level="info", **server_options(limits, trusted, compression)
     )

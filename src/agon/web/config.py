@@ -17,6 +17,7 @@ from agon.web.guard import guarded_http
 
 DB_ENV = "AGON_DB"
 TRUSTED_PROXIES_ENV = "AGON_TRUSTED_PROXIES"
+COMPRESSION_ENV = "AGON_WS_COMPRESSION"
 
 
 def default_db_path() -> Path:
@@ -173,14 +174,34 @@ def trusted_proxies(option: str | None = None) -> str:
     return ",".join(entries)
 
 
-def server_options(limits: ArenaLimits, trusted: str = "") -> dict[str, Any]:
+def ws_compression(option: bool | None = None) -> bool:
+    """Whether WebSocket messages are compressed (permessage-deflate, where the client offers
+    it): ``--ws-compression/--no-ws-compression``, else ``$AGON_WS_COMPRESSION`` (1, true, on,
+    yes; 0, false, off, no), else yes. Compressed, an update is about an eighth of its size and
+    costs the server a compression for each socket watching (docs/web.md, *Load*); a bad value
+    is an AgonError naming it."""
+    if option is not None:
+        return option
+    text = os.environ.get(COMPRESSION_ENV, "").strip().lower()
+    if text in ("", "1", "true", "on", "yes"):
+        return True
+    if text in ("0", "false", "off", "no"):
+        return False
+    raise AgonError(f"{COMPRESSION_ENV}={quoted(text)} is not one of 1, true, on, yes, 0, false, "
+                    "off, no")
+
+
+def server_options(
+    limits: ArenaLimits, trusted: str = "", compression: bool = True
+) -> dict[str, Any]:
     """The settings Uvicorn serves the arena with (``agon serve``, and the tests' servers):
-    the WebSocket message limit, the idle and head timeouts, the caps on connections (in all,
-    and per client address), and forwarded headers read only from the ``trusted`` proxies
-    (:func:`trusted_proxies`)."""
+    the WebSocket message limit and ``compression`` (:func:`ws_compression`), the idle and
+    head timeouts, the caps on connections (in all, and per client address), and forwarded
+    headers read only from the ``trusted`` proxies (:func:`trusted_proxies`)."""
     return {
         "http": guarded_http(limits.head_seconds, limits.connections_per_address, trusted),
         "ws_max_size": limits.message_bytes,
+        "ws_per_message_deflate": compression,
         "timeout_keep_alive": limits.idle_seconds,
         "limit_concurrency": limits.connections,
         "proxy_headers": bool(trusted),
