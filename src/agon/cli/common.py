@@ -325,8 +325,9 @@ def filtered_stop_signals() -> Iterator[Callable[[], None]]:
     """Within the block, Ctrl-C, SIGTERM and SIGHUP reach their handlers at most once in
     :data:`SIGNAL_ECHO_SECONDS`, and not at all once the ``hold`` it gives is called (a
     signal ignored, or left to the system, stays so). A stop's ``KeyboardInterrupt`` that
-    lands in a callback from C is lost there and answered between the search's chunks, so
-    Python's report of it ("Exception ignored ...") is not printed."""
+    lands in a callback from C is lost there and answered between the work's pieces (a
+    search's chunks, a game's moves: :func:`agon.core.workers.stop_asked`), so Python's
+    report of it ("Exception ignored ...") is not printed."""
     held = False
 
     def hold() -> None:
