@@ -1,12 +1,13 @@
 """How good an agent's moves are, judged by the exact solver.
 
 Positions are sampled half from uniformly random games and half from the agent's self-play
-games (where the agent's move is the one it played). Each position is solved move by move;
-the agent's move is *optimal* when its value equals the position's value, and the margin it
-*gives away* is the difference, from the mover's point of view. Positions with a single legal
-move say nothing about an agent and are skipped. With a time limit per solve, positions the
-solver cannot settle within it are left out and counted (``unsettled``): the figures then
-describe the positions it settled, which are the easier ones.
+games (where the agent's move is the one it played; each game's agent has a seed of its own).
+Each position is solved move by move; the agent's move is *optimal* when its value equals the
+position's value, and the margin it *gives away* is the difference, from the mover's point of
+view. Positions with a single legal move say nothing about an agent and are skipped. With a
+time limit per solve, positions the solver cannot settle within it are left out and counted
+(``unsettled``): the figures then describe the positions it settled, which are the easier
+ones.
 """
 
 from __future__ import annotations
@@ -90,6 +91,32 @@ def _game_positions(game: Game, agent: Agent) -> list[tuple[State, Move]]:
     return decisions
 
 
+def _self_play(
+    game: Game, agent_spec: str, wanted: int, rng: random.Random,
+    progress: Callable[[str], None] | None = None,
+) -> tuple[list[tuple[State, Move]], float]:
+    """The decisions of self-play games until there are ``wanted`` (or a game has none), and
+    the seconds the agent took for them. Each game's agent is new, with a seed of its own: an
+    agent made once would play the same game again and again where it chooses by its seed,
+    and count one game's mistakes many times over."""
+    pool: list[tuple[State, Move]] = []
+    seconds = 0.0
+    while len(pool) < wanted:
+        player = make_agent(agent_spec, game, rng.randrange(2**31))
+        try:
+            started = time.monotonic()
+            decisions = _game_positions(game, player)
+            seconds += time.monotonic() - started
+        finally:
+            player.close()
+        pool.extend(decisions)
+        if progress is not None:
+            progress(f"self-play: {min(len(pool), wanted)}/{wanted} positions")
+        if not decisions:
+            break
+    return pool, seconds
+
+
 def _loss(solver: Solver, state: State, move: Move, limit: Limit | None = None) -> float:
     """The margin the mover gives away by playing ``move`` (0 for an optimal move), each
     solve within ``limit``."""
@@ -129,18 +156,8 @@ def measure_quality(
                 "every move was forced (or the game was over at the start), so there is no "
                 "position to judge an agent on"
             )
-    pool: list[tuple[State, Move]] = []
-    agent_seconds, agent_moves = 0.0, 0
-    while len(pool) < positions // 2:
-        started = time.monotonic()
-        decisions = _game_positions(game, agent)
-        agent_seconds += time.monotonic() - started
-        agent_moves += len(decisions)
-        pool.extend(decisions)
-        if progress is not None:
-            progress(f"self-play: {min(len(pool), positions // 2)}/{positions // 2} positions")
-        if not decisions:
-            break
+    pool, agent_seconds = _self_play(game, agent_spec, positions // 2, rng, progress)
+    agent_moves = len(pool)
     rng.shuffle(pool)
     sampled.extend((state, move) for state, move in pool[: positions // 2])
     optimal, total_loss, unsettled = 0, 0.0, 0
