@@ -147,9 +147,14 @@ class Analyst:
             return Value(self.solver.margin(state, limit) - (self.solver.reported_komi or 0.0),
                          True)
         except SolveInterrupted as stop:
-            if not stop.timed_out and not self.stop_requested():
-                raise KeyboardInterrupt from None
+            self._interrupted_by_ctrl_c(stop)
             return None
+
+    def _interrupted_by_ctrl_c(self, stop: SolveInterrupted) -> None:
+        """Raise a solve's stop on as ``KeyboardInterrupt`` where it was Ctrl-C; a solve that
+        ran out of its time, or that :attr:`stop_requested` ended, is its caller's to answer."""
+        if not stop.timed_out and not self.stop_requested():
+            raise KeyboardInterrupt from None
 
     def stored_value(self, state: State) -> float | None:
         """The exact value of ``state`` that the store holds among the moves' values of the
@@ -176,8 +181,7 @@ class Analyst:
         try:
             solution = solver.solve(state, moves, limit)
         except SolveInterrupted as stop:
-            if not stop.timed_out and not self.stop_requested():
-                raise KeyboardInterrupt from None
+            self._interrupted_by_ctrl_c(stop)
             return None
         komi = solution.komi or 0.0
         move_values = None if solution.move_values is None else {
@@ -205,8 +209,7 @@ class Analyst:
         try:
             kept = solver.moves_keeping(state, value + (solver.reported_komi or 0.0), limit)
         except SolveInterrupted as stop:
-            if not stop.timed_out and not self.stop_requested():
-                raise KeyboardInterrupt from None
+            self._interrupted_by_ctrl_c(stop)
             return None
         if not kept:
             return None
@@ -291,8 +294,7 @@ class Analyst:
                 try:
                     best = self.solver.one_best_move(walk, Limit(seconds=left) if left else None)
                 except SolveInterrupted as stop:
-                    if not stop.timed_out and not self.stop_requested():
-                        raise KeyboardInterrupt from None
+                    self._interrupted_by_ctrl_c(stop)
                     break
                 found = PositionAnalysis(Value(0.0, True), [best])
         return line
