@@ -4,6 +4,7 @@ report and command around it."""
 from __future__ import annotations
 
 import json
+import random
 from typing import Any
 
 import pytest
@@ -11,6 +12,7 @@ from tests.test_solve import reference
 from typer.testing import CliRunner
 
 from agon.cli import app
+from agon.cli.common import INTERRUPTED
 from agon.core.game import Game
 from agon.core.player import Player
 from agon.games.alak import Alak
@@ -67,36 +69,85 @@ def test_positions_not_settled_in_time_are_left_out_and_counted() -> None:
     assert report.to_json()["unsettled"] == report.unsettled
 
 
-def test_an_interrupted_solve_stops_the_measurement(monkeypatch: pytest.MonkeyPatch) -> None:
-    def interrupted(*_: object) -> float:
-        raise SolveInterrupted(-1, 1, 0, 0.0, timed_out=False)
+def test_a_stop_while_judging_reports_the_positions_judged_before_it(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    judged = 0
+    original = quality._loss
 
-    monkeypatch.setattr(quality, "_loss", interrupted)
-    with pytest.raises(SolveInterrupted):
-        measure_quality(Alak(5), "random", positions=2, seed=1, max_seconds=60)
+    def stopped_after_three(*arguments: Any) -> float:
+        nonlocal judged
+        judged += 1
+        if judged > 3:  # Ctrl-C in the solver
+            raise SolveInterrupted(-1, 1, 0, 0.0, timed_out=False)
+        return original(*arguments)
+
+    monkeypatch.setattr(quality, "_loss", stopped_after_three)
+    report = measure_quality(Alak(5), "random", positions=10, seed=1, max_seconds=60)
+    assert (report.positions, report.not_reached, report.judged) == (10, 7, 3)
+    assert report.mean_loss == report.total_loss / 3
+    assert report.to_json()["not_reached"] == 7
+
+
+@pytest.mark.parametrize(
+    ("game", "agent"),
+    [(Alak(6, AlakRules.BALJEU), "random"), (Alternator(2, 3), "alphabeta:300")],
+    ids=str,
+)
+def test_worker_processes_judge_the_same_positions_alike(game: Game, agent: str) -> None:
+    alone = measure_quality(game, agent, positions=24, seed=4)
+    spread = measure_quality(game, agent, positions=24, seed=4, jobs=2)
+    figures = ("positions", "from_self_play", "optimal", "total_loss", "unsettled")
+    assert [getattr(spread, name) for name in figures] == [
+        getattr(alone, name) for name in figures
+    ]
+
+
+def test_worker_processes_play_the_same_self_play_games() -> None:
+    game = Alak(6, AlakRules.BALJEU)
+    alone, _ = quality._self_play(game, "random", 40, random.Random(9))
+    spread, _ = quality._self_play(game, "random", 40, random.Random(9), jobs=3)
+    assert len(alone) >= 40
+    assert [(state.history, move) for state, move in spread] == [
+        (state.history, move) for state, move in alone
+    ]
 
 
 def test_the_quality_command_says_what_it_left_out(monkeypatch: pytest.MonkeyPatch) -> None:
-    asked: list[float | None] = []
+    asked: list[tuple[float | None, int]] = []
 
-    def measured(*arguments: Any) -> QualityReport:
-        asked.append(arguments[-1])
+    def measured(*arguments: Any, jobs: int) -> QualityReport:
+        asked.append((arguments[-1], jobs))
         return QualityReport("Alak 9", "random", 4, 2, 2, 1, 2.0, 0.0, 3, 2.5)
 
     monkeypatch.setattr(quality, "measure_quality", measured)
-    result = runner.invoke(app, ["quality", "alak", "random", "--max-seconds", "2.5", "-q"])
+    result = runner.invoke(
+        app, ["quality", "alak", "random", "--max-seconds", "2.5", "--jobs", "3", "-q"]
+    )
     assert result.exit_code == 0, result.output
-    assert asked == [2.5]
+    assert asked == [(2.5, 3)]
     assert "left out: 3 the solver did not settle within 2.5s a solve" in result.stdout
     assert "the figures describe the other 1" in result.stdout
     assert "mean margin given away per move: 2.000" in result.stdout
+
+
+def test_a_stopped_measurement_says_so_and_exits_as_interrupted(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    stopped = QualityReport("Alak 9", "random", 4, 2, 2, 1, 1.0, 0.0, not_reached=2)
+    monkeypatch.setattr(quality, "measure_quality", lambda *_, **__: stopped)
+    result = runner.invoke(app, ["quality", "alak", "random", "-q"])
+    assert result.exit_code == INTERRUPTED
+    assert "stopped: 2 positions were not reached" in result.stdout
+    assert "optimal moves: 50.0%" in result.stdout
+    assert "interrupted" in result.stderr
 
 
 def test_with_nothing_settled_there_are_no_figures(monkeypatch: pytest.MonkeyPatch) -> None:
     nothing = QualityReport("Alak 9", "random", 4, 2, 2, 0, 0.0, 0.0, 4, 2.5)
     assert nothing.optimal_share is None and nothing.mean_loss is None
     assert nothing.to_json()["optimal_share"] is None
-    monkeypatch.setattr(quality, "measure_quality", lambda *_: nothing)
+    monkeypatch.setattr(quality, "measure_quality", lambda *_, **__: nothing)
     result = runner.invoke(app, ["quality", "alak", "random", "--max-seconds", "2.5", "-q"])
     assert result.exit_code == 0, result.output
     assert "no position was settled, so there are no figures" in result.stdout

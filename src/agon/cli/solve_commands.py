@@ -419,7 +419,8 @@ def tables(
         typer.Option(
             "--jobs", min=1,
             help="Worker processes solving at once, each a different family of growing "
-            "boards, each with its own tables: memory grows with them.",
+            "boards, each with its own tables: memory grows with them (and measuring the "
+            "move quality).",
         ),
     ] = 1,
     move_jobs: Annotated[
@@ -497,13 +498,23 @@ def quality(
             "seconds per solve; without it every position is solved, however long it takes."
         ),
     ] = None,
+    jobs: Annotated[
+        int,
+        typer.Option(
+            "--jobs", min=1,
+            help="Worker processes playing the self-play games and judging the positions at "
+            "once (the positions are the same whatever their number; give the agent a core "
+            "of its own).",
+        ),
+    ] = 1,
     as_json: JsonOpt = False,
     quiet: QuietOpt = False,
 ) -> None:
     """Judge an agent against the solver on positions from random and self-play games.
 
     Reports the share of positions where the agent's move is optimal (keeps the solved
-    value) and the mean margin it gives away per move.
+    value) and the mean margin it gives away per move. Ctrl-C while the positions are judged
+    reports on those judged so far.
     """
     from agon.solve.quality import measure_quality
     from agon.solve.solution import SolveInterrupted, stderr_progress
@@ -511,16 +522,22 @@ def quality(
     game = build_game(game_name, options)
     check_count(positions, "--positions", 1, MAX_GAMES)
     check_seconds(max_seconds, "--max-seconds")
+    check_count(jobs, "--jobs", 1, MAX_WORKERS)
     try:
-        report = measure_quality(
-            game, agent, positions, seed, None if quiet else stderr_progress, max_seconds
-        )
+        with terminate_as_interrupt():
+            report = measure_quality(
+                game, agent, positions, seed, None if quiet else stderr_progress, max_seconds,
+                jobs=jobs,
+            )
     except AgonError as error:
         fail(str(error))
     except (SolveInterrupted, KeyboardInterrupt):
-        typer.echo("interrupted", err=True)
+        typer.echo("interrupted before any position was judged", err=True)
         raise typer.Exit(INTERRUPTED) from None
     typer.echo(json.dumps(report.to_json()) if as_json else quality_text(report))
+    if report.not_reached:
+        typer.echo("interrupted", err=True)
+        raise typer.Exit(INTERRUPTED)
 
 
 def quality_text(report: QualityReport) -> str:
@@ -528,13 +545,22 @@ def quality_text(report: QualityReport) -> str:
         f"{report.agent} on {report.game}: {report.positions} positions "
         f"({report.from_random} from random games, {report.from_self_play} from self-play)"
     ]
+    if report.not_reached:
+        lines.append(
+            f"stopped: {report.not_reached} positions were not reached; the figures describe "
+            "those judged before the stop"
+        )
     if report.unsettled:
         lines.append(
             f"left out: {report.unsettled} the solver did not settle within "
             f"{report.max_seconds:g}s a solve; the figures describe the other {report.judged}"
         )
     if report.optimal_share is None or report.mean_loss is None:
-        lines.append("no position was settled, so there are no figures: allow more --max-seconds")
+        lines.append(
+            "no position was judged before the stop, so there are no figures"
+            if report.positions == report.not_reached
+            else "no position was settled, so there are no figures: allow more --max-seconds"
+        )
     else:
         lines += [
             f"optimal moves: {report.optimal_share:.1%}",

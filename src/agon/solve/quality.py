@@ -2,26 +2,31 @@
 
 Positions are sampled half from uniformly random games and half from the agent's self-play
 games (where the agent's move is the one it played; each game's agent has a seed of its own).
-Each position is solved move by move; the agent's move is *optimal* when its value equals the
-position's value, and the margin it *gives away* is the difference, from the mover's point of
-view. Positions with a single legal move say nothing about an agent and are skipped. With a
-time limit per solve, positions the solver cannot settle within it are left out and counted
-(``unsettled``): the figures then describe the positions it settled, which are the easier
-ones.
+In a position from a random game, an agent of its own (with a seed of its own) chooses the
+move. Each position is solved move by move; the agent's move is *optimal* when its value
+equals the position's value, and the margin it *gives away* is the difference, from the
+mover's point of view. Positions with a single legal move say nothing about an agent and are
+skipped. With a time limit per solve, positions the solver cannot settle within it are left out
+and counted (``unsettled``): the figures then describe the positions it settled, which are the
+easier ones. With several jobs, worker processes play the self-play games and judge the
+positions; the sample does not depend on how many there are.
 """
 
 from __future__ import annotations
 
 import random
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Generator
+from contextlib import closing
 from dataclasses import dataclass
+from functools import partial
 from typing import Any
 
 from agon.core.errors import AgonError
 from agon.core.game import Game, Move, State
 from agon.core.limits import Limit
 from agon.core.player import Player
+from agon.core.workers import worker_pool
 from agon.search.agent import Agent, RandomAgent
 from agon.search.registry import make_agent
 from agon.solve.solution import SolveInterrupted, labelled_progress
@@ -47,11 +52,13 @@ class QualityReport:
     unsettled: int = 0
     """Positions left out because a solve ran past ``max_seconds``."""
     max_seconds: float | None = None
+    not_reached: int = 0
+    """Positions not judged because the measurement was stopped (Ctrl-C) first."""
 
     @property
     def judged(self) -> int:
         """The positions the figures describe: those the solver settled."""
-        return self.positions - self.unsettled
+        return self.positions - self.unsettled - self.not_reached
 
     @property
     def optimal_share(self) -> float | None:
@@ -71,6 +78,7 @@ class QualityReport:
             "from_random": self.from_random,
             "from_self_play": self.from_self_play,
             "unsettled": self.unsettled,
+            "not_reached": self.not_reached,
             "max_seconds": self.max_seconds,
             "optimal_share": None if self.optimal_share is None else round(self.optimal_share, 4),
             "mean_loss": None if self.mean_loss is None else round(self.mean_loss, 4),
@@ -91,30 +99,141 @@ def _game_positions(game: Game, agent: Agent) -> list[tuple[State, Move]]:
     return decisions
 
 
+def _self_play_game(
+    game: Game, agent_spec: str, seed: int
+) -> tuple[list[tuple[State, Move]], float]:
+    """The decisions of one self-play game by a new agent with ``seed``, and its seconds."""
+    player = make_agent(agent_spec, game, seed)
+    try:
+        started = time.monotonic()
+        decisions = _game_positions(game, player)
+        return decisions, time.monotonic() - started
+    finally:
+        player.close()
+
+
 def _self_play(
-    game: Game, agent_spec: str, wanted: int, rng: random.Random,
+    game: Game, agent_spec: str, wanted: int, seeds: random.Random, jobs: int = 1,
     progress: Callable[[str], None] | None = None,
 ) -> tuple[list[tuple[State, Move]], float]:
     """The decisions of self-play games until there are ``wanted`` (or a game has none), and
-    the seconds the agent took for them. Each game's agent is new, with a seed of its own: an
-    agent made once would play the same game again and again where it chooses by its seed,
-    and count one game's mistakes many times over."""
+    the seconds the agent took for them. Each game's agent is new, with a seed of its own
+    (the next of ``seeds``): an agent made once would play the same game again and again where
+    it chooses by its seed, and count one game's mistakes many times over. With ``jobs``
+    above one, that many games at a time in worker processes; the games taken are the same."""
     pool: list[tuple[State, Move]] = []
     seconds = 0.0
-    while len(pool) < wanted:
-        player = make_agent(agent_spec, game, rng.randrange(2**31))
+    with closing(_self_play_games(game, agent_spec, seeds, jobs)) as games:
+        for decisions, game_seconds in games:
+            seconds += game_seconds
+            pool.extend(decisions)
+            if progress is not None:
+                progress(f"self-play: {min(len(pool), wanted)}/{wanted} positions")
+            if not decisions or len(pool) >= wanted:
+                break
+    return pool, seconds
+
+
+def _self_play_games(
+    game: Game, agent_spec: str, seeds: random.Random, jobs: int
+) -> Generator[tuple[list[tuple[State, Move]], float], None, None]:
+    """Self-play games without end, in the order of their seeds: with ``jobs`` above one,
+    played ``jobs`` at a time in worker processes (the last round's extra games are lost
+    when the caller stops taking them)."""
+    if jobs <= 1:
+        while True:
+            yield _self_play_game(game, agent_spec, seeds.randrange(2**31))
+    workers = worker_pool(jobs)
+    try:
+        while True:
+            round_seeds = [seeds.randrange(2**31) for _ in range(jobs)]
+            yield from workers.map(partial(_self_play_game, game, agent_spec), round_seeds)
+    finally:
+        workers.terminate()
+        workers.join()
+
+
+@dataclass(frozen=True)
+class _Judging:
+    """A position to judge: the move played there in self-play, or, from a random game, the
+    seed of the agent that is to choose it."""
+
+    state: State
+    played: Move | None
+    agent_seed: int
+
+
+@dataclass(frozen=True)
+class _Verdict:
+    loss: float | None
+    """The margin the agent's move gives away; None where the solver did not settle it."""
+    agent_seconds: float | None
+    """The agent's time for the move (None where it was played in self-play)."""
+
+
+_judge: Solver | None = None
+"""A worker process's solver (its table kept from position to position)."""
+
+
+def _start_judge(game: Game) -> None:
+    global _judge
+    _judge = Solver(game)
+    warm_up_kernels(game.name)
+
+
+def _judge_in_worker(
+    game: Game, agent_spec: str, max_seconds: float | None, judging: _Judging
+) -> _Verdict:
+    assert _judge is not None, "the worker was started without its solver"
+    return _judge_position(_judge, game, agent_spec, max_seconds, judging)
+
+
+def _judge_position(
+    solver: Solver, game: Game, agent_spec: str, max_seconds: float | None, judging: _Judging
+) -> _Verdict:
+    """The verdict on one position: the agent's move (an agent of its own chooses it where
+    none was played) and the margin it gives away, each solve within ``max_seconds``."""
+    played = judging.played
+    seconds: float | None = None
+    if played is None:
+        agent = make_agent(agent_spec, game, judging.agent_seed)
         try:
             started = time.monotonic()
-            decisions = _game_positions(game, player)
-            seconds += time.monotonic() - started
+            played = agent.choose(judging.state)
+            seconds = time.monotonic() - started
         finally:
-            player.close()
-        pool.extend(decisions)
-        if progress is not None:
-            progress(f"self-play: {min(len(pool), wanted)}/{wanted} positions")
-        if not decisions:
-            break
-    return pool, seconds
+            agent.close()
+    try:
+        loss: float | None = _loss(solver, judging.state, played, Limit(seconds=max_seconds))
+    except SolveInterrupted as stop:
+        if not stop.timed_out:
+            raise
+        loss = None
+    return _Verdict(loss, seconds)
+
+
+def _verdicts(
+    game: Game, agent_spec: str, max_seconds: float | None, sampled: list[_Judging], jobs: int,
+    progress: Callable[[str], None] | None,
+) -> Generator[_Verdict, None, None]:
+    """The verdict on each sampled position: in order, or, with ``jobs`` above one, as the
+    worker processes finish them."""
+    if jobs <= 1:
+        solver = Solver(game)
+        warm_up_kernels(game.name)  # so that compiling does not count against --max-seconds
+        for index, judging in enumerate(sampled, start=1):
+            if progress is not None:  # the solver's own reports, during long solves
+                solver.progress = labelled_progress(progress, f"position {index}/{len(sampled)}")
+            yield _judge_position(solver, game, agent_spec, max_seconds, judging)
+        return
+    workers = worker_pool(min(jobs, len(sampled)), partial(_start_judge, game))
+    try:
+        yield from workers.imap_unordered(
+            partial(_judge_in_worker, game, agent_spec, max_seconds), sampled
+        )
+    finally:
+        workers.terminate()
+        workers.join()
 
 
 def _loss(solver: Solver, state: State, move: Move, limit: Limit | None = None) -> float:
@@ -126,28 +245,16 @@ def _loss(solver: Solver, state: State, move: Move, limit: Limit | None = None) 
     return view * (solver.margin(state, limit) - solver.margin(after, limit)) + 0.0  # no -0.0
 
 
-def measure_quality(
-    game: Game,
-    agent_spec: str,
-    positions: int,
-    seed: int,
-    progress: Callable[[str], None] | None = None,
-    max_seconds: float | None = None,
-) -> QualityReport:
-    """Judge ``agent_spec`` on ``positions`` positions (half random, half self-play), leaving
-    out those whose solves take more than ``max_seconds`` each (Ctrl-C still stops it all)."""
-    rng = random.Random(seed)
-    agent = make_agent(agent_spec, game, seed)
-    solver = Solver(game)
-    limit = Limit(seconds=max_seconds)
-    wanted_random = positions - positions // 2
-    sampled: list[tuple[State, Move | None]] = []
+def _random_positions(game: Game, wanted: int, rng: random.Random) -> list[_Judging]:
+    """One position from each of ``wanted`` random games that offer a choice of moves, each
+    with the seed of the agent that is to choose there."""
     walker = RandomAgent(game, rng.randrange(2**31))
+    sampled: list[_Judging] = []
     empty_games = 0
-    while len(sampled) < wanted_random:
+    while len(sampled) < wanted:
         decisions = _game_positions(game, walker)
         if decisions:
-            sampled.append((rng.choice(decisions)[0], None))
+            sampled.append(_Judging(rng.choice(decisions)[0], None, rng.randrange(2**31)))
             continue
         empty_games += 1
         if empty_games >= MAX_GAMES_WITHOUT_CHOICE:
@@ -156,38 +263,60 @@ def measure_quality(
                 "every move was forced (or the game was over at the start), so there is no "
                 "position to judge an agent on"
             )
-    pool, agent_seconds = _self_play(game, agent_spec, positions // 2, rng, progress)
+    return sampled
+
+
+def measure_quality(
+    game: Game,
+    agent_spec: str,
+    positions: int,
+    seed: int,
+    progress: Callable[[str], None] | None = None,
+    max_seconds: float | None = None,
+    jobs: int = 1,
+) -> QualityReport:
+    """Judge ``agent_spec`` on ``positions`` positions (half random, half self-play), leaving
+    out those whose solves take more than ``max_seconds`` each, in ``jobs`` processes. Ctrl-C
+    while the positions are judged ends the measurement with those judged so far (the report
+    counts the others as ``not_reached``); before that, it is a ``KeyboardInterrupt``."""
+    rng = random.Random(seed)
+    checked = make_agent(agent_spec, game, seed)  # (a bad spec is named before any work)
+    spec = checked.spec
+    checked.close()
+    wanted_random = positions - positions // 2
+    sampled = _random_positions(game, wanted_random, rng)
+    pool, agent_seconds = _self_play(
+        game, agent_spec, positions // 2, random.Random(rng.randrange(2**63)), jobs, progress
+    )
     agent_moves = len(pool)
     rng.shuffle(pool)
-    sampled.extend((state, move) for state, move in pool[: positions // 2])
-    optimal, total_loss, unsettled = 0, 0.0, 0
+    sampled.extend(_Judging(state, move, 0) for state, move in pool[: positions // 2])
+    optimal, total_loss, unsettled, judged = 0, 0.0, 0, 0
     if progress is not None:
         progress(f"solving {len(sampled)} positions …")
-    warm_up_kernels(game.name)  # so that compiling does not count against --max-seconds
-    for index, (state, played) in enumerate(sampled, start=1):
-        if played is None:
-            started = time.monotonic()
-            played = agent.choose(state)
-            agent_seconds += time.monotonic() - started
-            agent_moves += 1
-        if progress is not None:  # the solver's own reports, during long solves
-            solver.progress = labelled_progress(progress, f"position {index}/{len(sampled)}")
-        try:
-            loss = _loss(solver, state, played, limit)
-        except SolveInterrupted as stop:
-            if not stop.timed_out:
-                raise
-            unsettled += 1
-            outcome = f"not settled within {max_seconds:g}s, left out"
-        else:
-            optimal += loss == 0
-            total_loss += loss
-            outcome = f"gave away {loss:g}"
-        if progress is not None:
-            progress(f"position {index}/{len(sampled)}: {outcome}")
+    verdicts = _verdicts(game, agent_spec, max_seconds, sampled, jobs, progress)
+    try:
+        for verdict in verdicts:
+            judged += 1
+            if verdict.agent_seconds is not None:
+                agent_seconds += verdict.agent_seconds
+                agent_moves += 1
+            if verdict.loss is None:
+                unsettled += 1
+                outcome = f"not settled within {max_seconds:g}s, left out"
+            else:
+                optimal += verdict.loss == 0
+                total_loss += verdict.loss
+                outcome = f"gave away {verdict.loss:g}"
+            if progress is not None:
+                progress(f"position {judged}/{len(sampled)}: {outcome}")
+    except (KeyboardInterrupt, SolveInterrupted):
+        pass  # (the report says how many were not reached)
+    finally:
+        verdicts.close()  # stops the workers at once if the measurement was cut short
     return QualityReport(
         game=game.description,
-        agent=agent.spec,
+        agent=spec,
         positions=len(sampled),
         from_random=wanted_random,
         from_self_play=len(sampled) - wanted_random,
@@ -196,4 +325,5 @@ def measure_quality(
         agent_seconds=agent_seconds / max(agent_moves, 1),
         unsettled=unsettled,
         max_seconds=max_seconds,
+        not_reached=len(sampled) - judged,
     )

@@ -142,7 +142,8 @@ def generate_tables(
     matches one are done (``fresh``: again); the others' saved results are kept as they are.
     ``table_bits`` sets every solve's transposition table size (default: the size each game
     declares for the tables). With ``workers`` above one, that many
-    processes solve jobs of different families at once (each with its own tables). With
+    processes solve jobs of different families at once (each with its own tables), and
+    measure the agents' move quality. With
     ``checkpoints``, a folder, each job given the full ``max_seconds`` keeps its solver's
     tables there while it is not solved (``KEY.npz``), and a job with such a file goes on from
     it, whatever time it had before (unless ``fresh``). With ``move_jobs`` above one, each
@@ -185,7 +186,11 @@ def generate_tables(
         if quality_positions and selected(key):
             if progress is not None:
                 progress(f"measuring {agent} on {variant.game.description} …")
-            report = measure_quality(variant.game, agent, quality_positions, 1, progress)
+            report = measure_quality(
+                variant.game, agent, quality_positions, 1, progress, jobs=workers
+            )
+            if report.not_reached:  # (stopped: a part of a measurement is not kept)
+                raise KeyboardInterrupt
             results[key] = report.to_json()
             _save(store, results)
     warm_up_kernels()
