@@ -128,3 +128,45 @@ def test_a_wide_games_search_is_mcts_with_its_own_constants() -> None:
     plain = make_agent("mcts", wide.game)
     assert isinstance(plain, MctsAgent)
     assert plain.exploration != search.exploration  # (mcts's own are left alone)
+
+
+@pytest.mark.parametrize(
+    ("name", "options", "shares_failing", "shares_after_proof"),
+    [
+        # narrow: most of the time at the start, then again after 3 and 7 failures in a row
+        ("alak", {"size": 7}, [0.9, 0.1, 0.9, 0.1, 0.1, 0.1, 0.9, 0.1, 0.1], [0.9, 0.9, 0.1]),
+        # wide: beyond the solver's reach from the start until it proves a position
+        ("alternator", {"size": "8x8"}, [0.1] * 9, [0.9, 0.1, 0.1]),
+    ],
+)
+def test_the_solver_tries_again_as_the_game_shrinks(
+    monkeypatch: pytest.MonkeyPatch, name: str, options: dict[str, object],
+    shares_failing: list[float], shares_after_proof: list[float],
+) -> None:
+    from agon.study.analysis import PositionAnalysis
+    from agon.study.values import Value
+
+    game = make_game(name, options)
+    agent = StrongestAgent(game, Limit(count=1), exact=None)
+    state = game.new_state()
+    shares: list[float] = []
+    proving = False
+
+    def analysed(_: State, __: Limit, moves: bool, exact_share: float, **___: object) -> object:
+        shares.append(exact_share)
+        return PositionAnalysis(
+            Value(0.0, proving), state.legal_moves()[:1], source="solver" if proving else "engine",
+            best_proven=proving,
+        )
+
+    monkeypatch.setattr(agent.analyst, "analyse", analysed)
+    for _ in shares_failing:
+        agent.analyse(state)
+    assert shares == shares_failing
+    proving = True
+    agent.analyse(state)
+    proving = False
+    shares.clear()
+    for _ in shares_after_proof:
+        agent.analyse(state)
+    assert shares == shares_after_proof

@@ -9,11 +9,15 @@ knows, a search in the time left: MCTS in a wide game (one whose start has
 *Ladder*), alpha-beta (which counts margins, and is exact itself where its iterations reach
 every end) in a narrower one, each kept from move to move. The solver gets most of each move's
 time while the game is within its reach, a small share (enough to notice when the end comes
-within reach) once it is beyond: after :data:`BEYOND_REACH_AFTER` moves in a row it failed to
-prove, or one in a wide game (which starts beyond its reach). It plays for the best margin
-where the game scores points, not only for the result, choosing at random (seeded) among the
-moves that keep the exact value. This is :class:`~agon.study.analysis.Analyst`'s analysis, the
-same as the hint's and the analysis board's: the computer plays what the study says.
+within reach) once it is beyond. A narrow game is beyond its reach after two failures in a row
+to prove a move's position (the start counts as one), and the solver tries again with most of
+the time after 3, 7, 15 … (the positions shrink as the game goes on, and one just too large for
+it, two moves into a small board's game, is proven a move or two later: docs/search.md, *The
+strongest agent on the largest solved boards*); a wide game starts beyond its reach and stays
+there until the solver proves a position. It plays for the best margin where the game scores
+points, not only for the result, choosing at random (seeded) among the moves that keep the exact
+value. This is :class:`~agon.study.analysis.Analyst`'s analysis, the same as the hint's and the
+analysis board's: the computer plays what the study says.
 """
 
 from __future__ import annotations
@@ -34,9 +38,6 @@ SOLVER_SHARE = 0.9
 """The solver's share of a move's time while it proves the game's positions."""
 SOLVER_SHARE_BEYOND_REACH = 0.1
 """Its share while the game is beyond its reach."""
-BEYOND_REACH_AFTER = 2
-"""Moves in a row the solver fails to prove before the game counts as beyond its reach (one,
-in a wide game)."""
 WIDE_START = 100
 """Legal moves at the start that make a game wide (docs/search.md, *strongest*, gives the
 registered games' counts)."""
@@ -85,10 +86,8 @@ class StrongestAgent(Agent):
         mover = state.to_move
         assert mover is not None, "the game is over: there is no move to choose"
         started = time.monotonic()
-        beyond_reach = self._failures >= (1 if self.wide else BEYOND_REACH_AFTER)
         found = self.analyst.analyse(
-            state, limit or self.limit, moves=False,
-            exact_share=SOLVER_SHARE_BEYOND_REACH if beyond_reach else SOLVER_SHARE,
+            state, limit or self.limit, moves=False, exact_share=self.solver_share(),
             engine=self.wide_search if self.wide else None,
         )
         exact = found.value.exact and found.best_proven
@@ -106,6 +105,18 @@ class StrongestAgent(Agent):
             seconds=time.monotonic() - started,
             proven=exact,
         )
+
+    def solver_share(self) -> float:
+        """The solver's share of the next move's time: :data:`SOLVER_SHARE` while the game is
+        within its reach (it proved the last move's position, or the game starts), and, in a
+        narrow game, again after 3, 7, 15 … moves in a row it failed to prove (one less than a
+        power of two: a few of a long game's moves, more and more often as its end nears);
+        :data:`SOLVER_SHARE_BEYOND_REACH` otherwise."""
+        failures = self._failures
+        if self.wide:
+            return SOLVER_SHARE if failures == 0 else SOLVER_SHARE_BEYOND_REACH
+        trying_again = failures & (failures + 1) == 0
+        return SOLVER_SHARE if trying_again else SOLVER_SHARE_BEYOND_REACH
 
     @property
     def wide_search(self) -> Agent:
