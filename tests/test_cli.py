@@ -478,3 +478,54 @@ def test_a_stop_lost_in_a_callback_from_c_is_not_reported_as_an_error(
     finally:
         signal.signal(signal.SIGINT, before)
     assert reported == [ValueError]
+
+
+@pytest.mark.parametrize("stopped", [True, False], ids=["after a stop", "without a stop"])
+def test_a_finalizer_failing_after_a_stop_is_not_reported(
+    monkeypatch: pytest.MonkeyPatch, stopped: bool,
+) -> None:
+    """A stop that lands while Numba compiles can leave one of LLVM's objects half-made, whose
+    finalizer then fails when it is collected, after the command has answered the stop: that
+    report (with its traceback) is not printed; without a stop it still is."""
+    import gc
+
+    from agon.cli.common import filtered_stop_signals
+    from agon.core.workers import hear_stop
+
+    reported: list[type[BaseException]] = []
+    monkeypatch.setattr(sys, "unraisablehook", lambda report: reported.append(report.exc_type))
+
+    class HalfMade:
+        def __del__(self) -> None:
+            raise AttributeError("_as_parameter_")
+
+    left = [HalfMade()]
+    with filtered_stop_signals():
+        if stopped:
+            hear_stop()  # (as its signal's handler does)
+    left.clear()
+    gc.collect()
+    assert reported == ([] if stopped else [AttributeError])
+
+
+def test_a_parent_waiting_for_its_workers_answers_a_stop_whose_interrupt_was_lost() -> None:
+    """The parent of a parallel solve that heard a stop while it compiled a kernel (where the
+    stop's ``KeyboardInterrupt`` is lost) raises it while it waits for its workers' results,
+    instead of waiting for them for ever."""
+    import time
+
+    from agon.core.workers import WorkerResults, hear_stop, stop_signal, worker_pool
+
+    pool = worker_pool(1, stop=stop_signal())
+    try:
+        results: WorkerResults[str, None] = WorkerResults(pool)
+        results.submit("long", time.sleep, 120)
+        hear_stop()
+        started = time.monotonic()
+        with pytest.raises(KeyboardInterrupt):
+            results.next()
+        assert time.monotonic() - started < 60  # (generous: the wait is for the task's 120 s)
+    finally:
+        hear_stop(False)
+        pool.terminate()
+        pool.join()

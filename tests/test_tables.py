@@ -359,7 +359,7 @@ def test_only_measures_the_selected_agents_on_the_selected_games(
     monkeypatch.setattr(tables_runner, "jobs", list)  # no solving
     measured: list[tuple[str, str, int]] = []
 
-    def measure(game: Any, agent: str, positions: int, *_: object) -> QualityReport:
+    def measure(game: Any, agent: str, positions: int, *_: object, jobs: int) -> QualityReport:
         measured.append((agent, game.description, positions))
         return QualityReport(game.description, agent, positions, positions, 0, positions, 0.0,
                              0.5)

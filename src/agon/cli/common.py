@@ -327,8 +327,11 @@ def filtered_stop_signals() -> Iterator[Callable[[], None]]:
     signal ignored, or left to the system, stays so). A stop's ``KeyboardInterrupt`` that
     lands in a callback from C is lost there and answered between the work's pieces (a
     search's chunks, a game's moves: :func:`agon.core.workers.stop_asked`), so Python's
-    report of it ("Exception ignored ...") is not printed."""
+    report of it ("Exception ignored ...") is not printed; nor, once a stop was heard, the
+    report of a finalizer failing on an object the stop left half-built (LLVM's modules, where
+    it lands as Numba compiles), even after the block."""
     held = False
+    stopped = False
 
     def hold() -> None:
         nonlocal held
@@ -352,8 +355,11 @@ def filtered_stop_signals() -> Iterator[Callable[[], None]]:
         return heard
 
     def unraisable(report: Any) -> None:
-        if issubclass(report.exc_type, KeyboardInterrupt) and stop_asked():
+        after_stop = stopped or stop_asked()
+        if after_stop and issubclass(report.exc_type, KeyboardInterrupt):
             return  # (a stop lost in a callback from C: heard, and answered between chunks)
+        if after_stop and getattr(report.object, "__name__", None) == "__del__":
+            return  # (a finalizer of an object the stop interrupted as it was being made)
         previous_unraisable(report)
 
     stops = [signal.SIGINT, signal.SIGTERM, *([signal.SIGHUP] if hasattr(signal, "SIGHUP") else [])]
@@ -367,7 +373,9 @@ def filtered_stop_signals() -> Iterator[Callable[[], None]]:
     finally:
         for stop, handler in handled.items():
             signal.signal(stop, handler)
-        sys.unraisablehook = previous_unraisable
+        stopped = stop_asked()
+        if not stopped:  # (after a stop, the half-built objects are collected later)
+            sys.unraisablehook = previous_unraisable
         hear_stop(False)
 
 

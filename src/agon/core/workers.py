@@ -33,6 +33,9 @@ to answer (a search looks at the end of each chunk, about a second): those that 
 then are killed, and what they found is lost."""
 WINDING_UP_POLL_SECONDS = 0.2
 """How often the parent looks again whether tasks winding up (saving their tables) remain."""
+HEARD_STOP_POLL_SECONDS = 0.5
+"""How often a parent waiting for its workers' results looks whether a stop was heard whose
+interrupt was lost (in a callback from C, while it compiled a kernel)."""
 
 STOP_SIGNALS = (
     signal.SIGINT, signal.SIGTERM, *([signal.SIGHUP] if hasattr(signal, "SIGHUP") else [])
@@ -325,6 +328,8 @@ class WorkerResults(Generic[Tag, Result]):
             try:
                 tag, outcome = self._finished.get(timeout=self._patience())
             except Empty:
+                if self._stop is None or self._stop.answer_by is None:
+                    raise_stop_heard()  # (a stop whose interrupt was lost in a callback from C)
                 continue  # (to look again whether any task is still winding up)
             if isinstance(outcome, BaseException):
                 raise outcome
@@ -332,12 +337,13 @@ class WorkerResults(Generic[Tag, Result]):
             self._answers_taken += answered
             return tag, result
 
-    def _patience(self) -> float | None:
-        """How long to wait for the next result: for ever until a stop is asked; then until
-        the tasks' time to answer it is up; after that, a while at a time as long as some
-        task is winding up (it has answered, and its result has not come)."""
+    def _patience(self) -> float:
+        """How long to wait for the next result: until a stop is asked, a while at a time (to
+        look whether one was heard: :func:`raise_stop_heard`); then until the tasks' time to
+        answer it is up; after that, a while at a time as long as some task is winding up (it
+        has answered, and its result has not come)."""
         if self._stop is None or self._stop.answer_by is None:
-            return None
+            return HEARD_STOP_POLL_SECONDS
         left = self._stop.answer_by - time.monotonic()
         if left > 0:
             return left
