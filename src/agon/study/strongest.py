@@ -109,9 +109,9 @@ class StrongestAgent(Agent):
     def solver_share(self) -> float:
         """The solver's share of the next move's time: :data:`SOLVER_SHARE` while the game is
         within its reach (it proved the last move's position, or the game starts), and, in a
-        narrow game, again after 3, 7, 15 … moves in a row it failed to prove (one less than a
-        power of two: a few of a long game's moves, more and more often as its end nears);
-        :data:`SOLVER_SHARE_BEYOND_REACH` otherwise."""
+        narrow game, again after 1, 3, 7, 15 … moves in a row it failed to prove (one less than
+        a power of two, the start counting as one: a few of a long game's moves, further and
+        further apart); :data:`SOLVER_SHARE_BEYOND_REACH` otherwise."""
         failures = self._failures
         if self.wide:
             return SOLVER_SHARE if failures == 0 else SOLVER_SHARE_BEYOND_REACH
