@@ -374,6 +374,65 @@ def test_database_location(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> N
     assert database_url("sqlite:///" + str(tmp_path / "x.db")).drivername == "sqlite"
 
 
+def test_a_game_s_position_is_kept_between_requests_not_replayed(
+    client: TestClient, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A move and the reads after it start from the position kept since the game's last
+    request; only a game the arena has not seen at its stored revision is replayed."""
+    replays: list[int] = []
+    replay = arena_module.replay
+
+    def counted(stored: Any) -> Any:
+        replays.append(stored.revision)
+        return replay(stored)
+
+    monkeypatch.setattr(arena_module, "replay", counted)
+    seat, _ = start_game(client, game="alak", options={"size": 5}, opponent="local")
+    assert seat.view()["revision"] == 0
+    assert replays == [0]
+    for move in ("1", "3", "5"):
+        assert seat.move(move).status_code == 200
+    view = seat.view()
+    assert view["revision"] == 3 and [m["text"] for m in view["moves"]] == ["1", "3", "5"]
+    assert replays == [0]
+
+
+def test_a_change_another_process_made_is_seen_though_a_position_is_kept(
+    client: TestClient,
+) -> None:
+    seat, _ = start_game(client, game="alak", options={"size": 5}, opponent="local")
+    assert seat.move("1").status_code == 200
+    store = client.app.state.arena.store  # type: ignore[attr-defined]
+    store.append_move(seat.game_id, 1, 2, "3", Outcome())  # (the other process's move)
+    view = seat.view()
+    assert view["revision"] == 2 and [m["text"] for m in view["moves"]] == ["1", "3"]
+    assert seat.move("5").status_code == 200
+    assert [m["text"] for m in seat.view()["moves"]] == ["1", "3", "5"]
+
+
+def test_a_move_that_loses_the_race_leaves_the_kept_position_as_stored(
+    client: TestClient, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The move was played on the position kept at revision 1, but another process stored
+    its own move first: the refused move is in no later position."""
+    seat, _ = start_game(client, game="alak", options={"size": 5}, opponent="local")
+    assert seat.move("1").status_code == 200
+    store = client.app.state.arena.store  # type: ignore[attr-defined]
+    append_move = store.append_move
+
+    def beaten(game_id: str, revision: int, ply: int, *rest: Any) -> int:
+        append_move(game_id, revision, ply, "3", Outcome())  # (the other process's, first)
+        return append_move(game_id, revision, ply, *rest)  # type: ignore[no-any-return]
+
+    monkeypatch.setattr(store, "append_move", beaten)
+    assert seat.move("4").status_code == 409
+    monkeypatch.undo()
+    view = seat.view()
+    assert view["revision"] == 2 and [m["text"] for m in view["moves"]] == ["1", "3"]
+    assert seat.move("5").status_code == 200
+    assert [m["text"] for m in seat.view()["moves"]] == ["1", "3", "5"]
+
+
 # --- live updates and responsiveness ------------------------------------------------------------
 
 

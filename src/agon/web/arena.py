@@ -1,8 +1,10 @@
 """The arena's game service: creating games, moves, undo, resignation, hints and records.
 
-Every request rebuilds the position by replaying the stored moves through the rules engine and
-checks the new move against it; a move is committed to the database before anyone is told of
-it. The computer's turns are played by :class:`~agon.web.thinking.Computer`.
+Every request checks a move against the game's position as the database holds it: the
+position kept here from the game's last request where its revision is still the database's
+(each change bumps it), else rebuilt by replaying the stored moves through the rules engine. A
+move is committed to the database before anyone is told of it. The computer's turns are played
+by :class:`~agon.web.thinking.Computer`.
 """
 
 from __future__ import annotations
@@ -44,7 +46,7 @@ from agon.web.seats import (
     undo_keeps,
     undo_refusal,
 )
-from agon.web.store import Outcome, StaleGame, Store, StoredGame, TurnClaim
+from agon.web.store import Outcome, StaleGame, Store, StoredGame, TurnClaim, stored_now
 from agon.web.study import MAX_STUDY_MOVES, Line, Study
 from agon.web.thinking import Computer, SideWork
 
@@ -58,6 +60,8 @@ REFRESH_SECONDS = 2.0
 database that does not announce them (SQLite)."""
 KEPT_OWN_CHANGES = 10_000
 """The latest revisions this process stored, one a game: their announcements are not news."""
+KEPT_GAMES = 1024
+"""Games whose position is kept between requests (:meth:`Arena.load`): the latest used."""
 KEPT_VIEWS = 256
 """Public views kept (:meth:`Arena.public_view`): a few of each game being played."""
 SWEEP_SECONDS = 60.0
@@ -114,6 +118,8 @@ class Arena:
         self._following: dict[str, tuple[asyncio.Task[None] | None, int]] = {}
         """The poll of each game watched here (None where changes are announced), and how many
         of its watchers it serves."""
+        self._kept: OrderedDict[str, Loaded] = OrderedDict()
+        """The latest games loaded or stored here (:data:`KEPT_GAMES`), never changed."""
         self._views: OrderedDict[tuple[str, int], dict[str, Any]] = OrderedDict()
         """The latest public views built (:meth:`public_view`)."""
         self._own_changes: OrderedDict[str, int] = OrderedDict()
@@ -171,13 +177,37 @@ class Arena:
     # --- reading --------------------------------------------------------------------------------
 
     async def load(self, game_id: str) -> Loaded:
-        stored = await asyncio.to_thread(self.store.load, game_id)
+        """The game as the database holds it now (a copy of its own for the caller)."""
+        loaded = await self._read(game_id)
+        if loaded.active and loaded.stored.updated < self._idle_since():
+            await self._expire_idle()
+            loaded = await self._read(game_id)
+        return loaded
+
+    async def _read(self, game_id: str) -> Loaded:
+        """The game kept here if the database's revision is still its own (one small read),
+        else read in full and replayed."""
+        kept = self._kept.get(game_id)
+        if kept is None:
+            stored = await asyncio.to_thread(self.store.load, game_id)
+        else:
+            stored = await asyncio.to_thread(
+                self.store.load_changed, game_id, kept.stored.revision
+            )
+            if stored is None:
+                self._kept.move_to_end(game_id)
+                return kept.copy()
         if stored is None:
             raise NotFound(f"there is no game {quoted(game_id)}")
-        if stored.status == "active" and stored.updated < self._idle_since():
-            await self._expire_idle()
-            stored = await asyncio.to_thread(self.store.load, game_id) or stored
-        return replay(stored)
+        loaded = replay(stored)
+        self._keep(loaded.copy())
+        return loaded
+
+    def _keep(self, loaded: Loaded) -> None:
+        self._kept[loaded.stored.id] = loaded
+        self._kept.move_to_end(loaded.stored.id)
+        while len(self._kept) > KEPT_GAMES:
+            self._kept.popitem(last=False)
 
     def _idle_since(self) -> datetime:
         """Unfinished games with no change since this moment are over, as abandoned."""
@@ -435,18 +465,15 @@ class Arena:
         ``claim``: the computer's turn it plays)."""
         stored = loaded.stored
         self._own_change(stored.id, stored.revision + 1)
+        text, outcome, at = loaded.game.format_move(move), outcome_of(loaded), stored_now()
         try:
             await asyncio.to_thread(
-                self.store.append_move,
-                stored.id,
-                stored.revision,
-                len(loaded.state.history),
-                loaded.game.format_move(move),
-                outcome_of(loaded),
-                claim,
+                self.store.append_move, stored.id, stored.revision,
+                len(loaded.state.history), text, outcome, claim, at,
             )
         except StaleGame as error:
             raise Conflict(str(error)) from None
+        self._keep(loaded.with_move_stored(stored.changed(outcome, [*stored.moves, text], at)))
 
     def _own_change(self, game_id: str, revision: int) -> None:
         """This process is storing ``revision`` of the game: when it is announced, it is no

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from agon.core.game import Game, State
 from agon.core.player import Player
@@ -32,6 +32,20 @@ class Loaded:
     @property
     def computer_to_move(self) -> bool:
         return self.active and computer_seat_to_move(self.stored, self.state)
+
+    def copy(self) -> Loaded:
+        """An independent copy: its state and lists can change without changing this one."""
+        stored = replace(self.stored, moves=list(self.stored.moves))
+        return Loaded(stored, self.game, self.state.copy(), list(self.movers))
+
+    def with_move_stored(self, stored: StoredGame) -> Loaded:
+        """The game once the one move played on :attr:`state` since it was loaded is stored
+        as ``stored``, without replaying it (an independent copy)."""
+        before = self.state.copy()
+        before.undo()
+        mover = before.to_move
+        assert mover is not None, "a move stored after the end of the game"
+        return Loaded(stored, self.game, self.state.copy(), [*self.movers, mover])
 
 
 def computer_seat_to_move(stored: StoredGame, state: State) -> bool:

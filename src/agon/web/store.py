@@ -18,7 +18,7 @@ import socket
 import threading
 from collections.abc import Collection, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime, timedelta
 from importlib import resources
 from typing import Any
@@ -34,6 +34,7 @@ from sqlalchemy import (
     delete,
     event,
     func,
+    insert,
     inspect,
     or_,
     select,
@@ -56,7 +57,8 @@ class Base(DeclarativeBase):
     pass
 
 
-def _now() -> datetime:
+def stored_now() -> datetime:
+    """This moment, as the database keeps a game's times (to the second)."""
     return datetime.now(UTC).replace(microsecond=0)
 
 
@@ -82,8 +84,10 @@ class GameRow(Base):
     reason: Mapped[str | None] = mapped_column(String(200))
     resigned: Mapped[str | None] = mapped_column(String(8))
     revision: Mapped[int] = mapped_column(Integer, default=0)
-    created: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=_now)
-    updated: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=_now, index=True)
+    created: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=stored_now)
+    updated: Mapped[datetime] = mapped_column(
+        DateTime(timezone=True), default=stored_now, index=True
+    )
     thinker: Mapped[str | None] = mapped_column(String(64))
     """The server process that played the computer's last turn here, keeping its agent
     (:meth:`Store.claim_turn` leaves the next turn to it for a while)."""
@@ -98,7 +102,7 @@ class MoveRow(Base):
     ply: Mapped[int] = mapped_column(Integer, primary_key=True)
     """1 for the first move; (game, ply) is unique, so one turn cannot be played twice."""
     text: Mapped[str] = mapped_column(String(32))
-    played: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=_now)
+    played: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=stored_now)
 
 
 class TurnRow(Base):
@@ -160,6 +164,13 @@ class StoredGame:
             created=_aware(row.created),
             updated=_aware(row.updated),
             moves=moves,
+        )
+
+    def changed(self, outcome: Outcome, moves: list[str], at: datetime) -> StoredGame:
+        """The game as a change at ``at`` to ``moves`` and ``outcome`` stores it (the columns
+        of :func:`_changed`)."""
+        return replace(
+            self, **_outcome_columns(outcome), revision=self.revision + 1, updated=at, moves=moves
         )
 
 
@@ -274,10 +285,18 @@ class Store:
         games = self._read(select(GameRow.id).where(GameRow.id == game_id))
         return games[0] if games else None
 
+    def load_changed(self, game_id: str, revision: int) -> StoredGame | None:
+        """The game, read in full only where its revision is no longer ``revision`` (None: it
+        is, found by one small read; games are never deleted)."""
+        return None if self._revision(game_id) == revision else self.load(game_id)
+
     def revision(self, game_id: str) -> int | None:
         """The game's revision (None if there is no such game): cheap, to notice changes."""
-        with self._sessions() as session:
-            return session.scalar(select(GameRow.revision).where(GameRow.id == game_id))
+        return self._revision(game_id)
+
+    def _revision(self, game_id: str) -> int | None:
+        with self.engine.connect() as connection:
+            return connection.scalar(select(GameRow.revision).where(GameRow.id == game_id))
 
     def append_move(
         self,
@@ -287,12 +306,14 @@ class Store:
         text: str,
         outcome: Outcome,
         claim: TurnClaim | None = None,
+        at: datetime | None = None,
     ) -> int:
         """Store move number ``ply``; returns the new revision. Committed before it returns.
-        ``claim``: the computer's turn this move plays (done with it)."""
+        ``claim``: the computer's turn this move plays (done with it); ``at``: the time of the
+        change (now: :func:`stored_now`)."""
         try:
-            with self._change(game_id, revision, outcome, claim) as session:
-                session.add(MoveRow(game_id=game_id, ply=ply, text=text))
+            with self._change(game_id, revision, outcome, claim, at) as session:
+                session.execute(insert(MoveRow).values(game_id=game_id, ply=ply, text=text))
         except IntegrityError:
             raise StaleGame("that turn has already been played") from None
         return revision + 1
@@ -314,7 +335,8 @@ class Store:
 
     @contextmanager
     def _change(
-        self, game_id: str, revision: int, outcome: Outcome, claim: TurnClaim | None = None
+        self, game_id: str, revision: int, outcome: Outcome, claim: TurnClaim | None = None,
+        at: datetime | None = None,
     ) -> Iterator[Session]:
         """One change of the game at ``revision``, in one transaction (the claim's, if given:
         its turn is done with the change, or, if the game changed meanwhile, dropped): the
@@ -323,14 +345,14 @@ class Store:
         if claim is None:
             session = self._sessions()
             session.begin()
-            with self._changing(session, game_id, revision, outcome):
+            with self._changing(session, game_id, revision, outcome, at=at):
                 yield session
             return
         with claim.lock:
             try:
                 claim.delete_row()
                 with self._changing(
-                    claim.session, game_id, revision, outcome, thinker=self.process
+                    claim.session, game_id, revision, outcome, thinker=self.process, at=at
                 ):
                     yield claim.session
             finally:
@@ -339,14 +361,15 @@ class Store:
     @contextmanager
     def _changing(
         self, session: Session, game_id: str, revision: int, outcome: Outcome,
-        thinker: str | None = None,
+        thinker: str | None = None, at: datetime | None = None,
     ) -> Iterator[None]:
         try:
             kept = {} if thinker is None else {"thinker": thinker}
             bumped = session.execute(
                 update(GameRow)
                 .where(GameRow.id == game_id, GameRow.revision == revision)
-                .values(**_changed(outcome), **kept)
+                .values(**_changed(outcome, at), **kept)
+                .execution_options(synchronize_session=False)  # (no game objects in session)
             )
             if bumped.rowcount != 1:  # type: ignore[attr-defined]
                 session.commit()  # (a stale turn's row deleted)
@@ -458,15 +481,22 @@ class Store:
         return [StoredGame.from_row(row, moves) for row, moves in grouped.values()]
 
 
-def _changed(outcome: Outcome) -> dict[str, Any]:
-    """The columns every change of a game sets: a new revision, its outcome, the time."""
+def _changed(outcome: Outcome, at: datetime | None = None) -> dict[str, Any]:
+    """The columns every change of a game sets: a new revision, its outcome, the time (now
+    unless ``at``)."""
     return {
         "revision": GameRow.revision + 1,
+        **_outcome_columns(outcome),
+        "updated": at or stored_now(),
+    }
+
+
+def _outcome_columns(outcome: Outcome) -> dict[str, Any]:
+    return {
         "status": outcome.status,
         "result": outcome.result,
         "reason": outcome.reason,
         "resigned": outcome.resigned,
-        "updated": _now(),
     }
 
 
