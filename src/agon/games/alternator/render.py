@@ -8,6 +8,7 @@ cell, so the cell colours (brackets in plain text) also show who owns each tree.
 from __future__ import annotations
 
 from collections.abc import Iterable
+from functools import lru_cache
 from html import escape
 
 from rich.console import Group, RenderableType
@@ -173,6 +174,17 @@ def render_svg(
     if last_move is not None and last_move != game.pass_move:
         pit, root = game.move_cells(last_move)
         last = {pit} if root is None else {pit, root}
+    parts = [_svg_background(game)]
+    for cell in _drawing_order(state):
+        parts.append(_svg_cell(state, cell, cell in highlighted, cell in last))
+    parts.append("</svg>")
+    return "\n".join(parts)
+
+
+@lru_cache(maxsize=64)  # (one a board size and komi: bounded, since a client chooses them)
+def _svg_background(game: Alternator) -> str:
+    """What every position of the board draws the same: frame, labels, squares (the arena
+    draws the board at each move)."""
     board_width, board_height = game.width * CELL, game.height * CELL
     total_width, total_height = board_width + 2 * MARGIN, board_height + 2 * MARGIN
     parts = [
@@ -198,9 +210,6 @@ def render_svg(
             f'<rect class="square {colour}" x="{x}" y="{y}" width="{CELL}" height="{CELL}"/>'
         )
     parts.append("</g>")
-    for cell in _drawing_order(state):
-        parts.append(_svg_cell(state, cell, cell in highlighted, cell in last))
-    parts.append("</svg>")
     return "\n".join(parts)
 
 
