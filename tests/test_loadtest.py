@@ -66,12 +66,28 @@ def test_a_load_test_counts_what_the_arena_refuses(tmp_path: Path) -> None:
     assert "too many new games" in result.stdout and "Traceback" not in result.output
 
 
+def test_players_who_think_before_each_move_offer_a_bounded_rate(tmp_path: Path) -> None:
+    """With ``--pause`` each player waits at least half of it before each move, so the games
+    cannot make more moves than that allows, whatever the arena's speed."""
+    games, seconds, pause = 2, 2.0, 0.4
+    with BackgroundServer(tmp_path / "paced.db", limits=UNLIMITED) as server:
+        result = runner.invoke(app, [
+            "loadtest", server.url, "alak", "--size", "9", "--games", str(games),
+            "--seconds", str(seconds), "--pause", str(pause), "--json",
+        ])
+    assert result.exit_code == 0, result.output
+    report = json.loads(result.stdout)
+    assert report["pause"] == pause and report["errors"] == {} and report["mismatches"] == []
+    assert 0 < report["moves"] <= games * (seconds / (pause / 2) + 1)
+
+
 @pytest.mark.parametrize(("arguments", "words"), [
     (["ftp://arena", "alak"], "must start with http:// or https://"),
     (["http://127.0.0.1:1", "alak", "--watch-url", "ws://elsewhere"], "--watch-url must start"),
     (["http://127.0.0.1:1", "alak", "--games", "0"], "--games must be 1 to"),
     (["http://127.0.0.1:1", "alak", "--computer", "5", "--games", "2"], "--computer must be 0"),
     (["http://127.0.0.1:1", "alak", "--seconds", "-1"], "--seconds must be above 0"),
+    (["http://127.0.0.1:1", "alak", "--pause", "-1"], "--pause must be at least 0"),
 ])
 def test_bad_load_test_arguments_are_refused_in_words(arguments: list[str], words: str) -> None:
     result = runner.invoke(app, ["loadtest", *arguments])

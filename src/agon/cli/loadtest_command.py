@@ -62,6 +62,14 @@ def loadtest(
             show_default=False,
         ),
     ] = None,
+    pause: Annotated[
+        float,
+        typer.Option(
+            help="Seconds a player thinks before each move, on average: the games then offer "
+            "about GAMES / PAUSE moves a second, and the latencies say how the arena answers "
+            "that rate (0: each game moves as soon as it is answered, saturating the arena)."
+        ),
+    ] = 0.0,
     as_json: JsonOpt = False,
 ) -> None:
     """Play many games against a running arena over HTTP and WebSockets, as remote players and
@@ -80,12 +88,14 @@ def loadtest(
     check_count(crowd, "--crowd", 0, MAX_SPECTATORS)
     if not 0 < seconds <= MAX_SECONDS:
         fail(f"--seconds must be above 0 and at most {MAX_SECONDS:g}, not {seconds:g}")
+    if not 0 <= pause <= MAX_SECONDS:
+        fail(f"--pause must be at least 0 and at most {MAX_SECONDS:g}, not {pause:g}")
     for given, name in ((url, "the arena's URL"), (watch_url, "--watch-url")):
         if given is not None and not given.startswith(("http://", "https://")):
             fail(f"{name} must start with http:// or https://, not {given!r}")
     plan = LoadPlan(
         game, games, seconds, spectators, computer, level, moves_per_game, seed, crowd,
-        watch_url,
+        watch_url, pause,
     )
     progress = Progress(
         TextColumn("{task.description}"), TimeElapsedColumn(),
@@ -122,6 +132,7 @@ def _text(figures: dict[str, Any]) -> str:
         f"({figures['computer_games_at_once']} against the computer), "
         f"{figures['spectators_per_game']} spectators each"
         + (f" and a crowd of {figures['crowd']} on one" if figures["crowd"] else "")
+        + (f", {figures['pause']:g} s before each move" if figures["pause"] else "")
         + f"; {figures['games_played']} played",
         f"{figures['moves']:,} moves in {figures['seconds']:.1f} s: "
         f"{figures['moves_per_second']:,.1f} moves a second",

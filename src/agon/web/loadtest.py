@@ -60,6 +60,11 @@ class LoadPlan:
     watch_url: str | None = None
     """Where the spectators watch, if not where the players play: another server process of
     the same arena, so that each update is timed across processes."""
+    pause: float = 0.0
+    """Seconds a player thinks before each move, on average (drawn from half to one and a
+    half times it): with it the games offer a rate of moves (about ``games / pause``) and the
+    latencies say how the arena answers that rate; without it every game moves as soon as it
+    is answered, and the latencies are the queue of a saturated arena."""
 
 
 @dataclass
@@ -103,6 +108,7 @@ class LoadReport:
             "moves_per_second": round(self.moves / self.seconds, 1) if self.seconds else 0.0,
             "move_latency": _percentiles(self.move_latencies),
             "crowd": plan.crowd,
+            "pause": plan.pause,
             "other_games_move_latency": _percentiles(self.other_move_latencies),
             "update_latency": _percentiles(self.update_latencies),
             "computer_latency": _percentiles(self.computer_latencies),
@@ -183,6 +189,10 @@ class _Game:
                 if not await self._await_computer():
                     return
                 continue
+            if self.plan.pause:
+                await asyncio.sleep(self.plan.pause * self.random.uniform(0.5, 1.5))
+                if time.monotonic() >= deadline:
+                    return
             move = self.random.choice(self.state.legal_moves())
             text = game.format_move(move)
             asked = time.monotonic()
