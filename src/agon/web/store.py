@@ -17,7 +17,7 @@ import secrets
 import socket
 import threading
 from collections.abc import Collection, Iterator
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager, nullcontext
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime, timedelta
 from importlib import resources
@@ -251,6 +251,13 @@ class Store:
         self.process = process_name()
         """This server process, as :attr:`GameRow.thinker` names it."""
         self._sessions = sessionmaker(self.engine, expire_on_commit=False)
+        self._writing: AbstractContextManager[Any] = (
+            threading.Lock() if self.engine.dialect.name == "sqlite" else nullcontext()
+        )
+        """SQLite lets one transaction write at a time: this process's writers wait for the
+        lock here, woken as it is let go, rather than in SQLite's busy handler, which sleeps
+        up to 100 ms between tries while later writers get in (an unlucky move waited
+        seconds there)."""
 
     def close(self) -> None:
         self.engine.dispose()
@@ -272,7 +279,7 @@ class Store:
             for name in SEAT_FIELDS
         }
         row = GameRow(id=game_id, game=game, options=options, mode=mode, host=host, **values)
-        with self._sessions.begin() as session:
+        with self._writing, self._sessions.begin() as session:
             session.add(row)
             session.flush()
             if computer_first:
@@ -345,10 +352,10 @@ class Store:
         if claim is None:
             session = self._sessions()
             session.begin()
-            with self._changing(session, game_id, revision, outcome, at=at):
+            with self._writing, self._changing(session, game_id, revision, outcome, at=at):
                 yield session
             return
-        with claim.lock:
+        with claim.lock, self._writing:
             try:
                 claim.delete_row()
                 with self._changing(
@@ -438,7 +445,7 @@ class Store:
     def expire_idle(self, before: datetime, outcome: Outcome) -> int:
         """End every unfinished game unchanged since ``before`` with ``outcome`` (its moves
         kept); returns how many."""
-        with self._sessions.begin() as session:
+        with self._writing, self._sessions.begin() as session:
             ended: Any = session.execute(
                 update(GameRow)
                 .where(GameRow.status == "active", GameRow.updated < before)
