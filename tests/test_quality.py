@@ -56,6 +56,21 @@ def test_random_play_gives_points_away_and_the_report_adds_up() -> None:
     assert 0 < report.optimal < report.positions
     assert report.total_loss > 0
     assert report.mean_loss == report.total_loss / 12
+    tallies = report.breakdown.values()
+    assert sum(tally.judged for tally in tallies) == report.judged
+    assert sum(tally.optimal for tally in tallies) == report.optimal
+    assert sum(tally.given_away for tally in tallies) == pytest.approx(report.total_loss)
+    for source, wanted in ((quality.RANDOM, 6), (quality.SELF_PLAY, 6)):
+        assert sum(t.judged for (s, _), t in report.breakdown.items() if s == source) == wanted
+    assert all(first == quality.first_ply_of_span(first) for _, first in report.breakdown)
+
+
+def test_plies_are_counted_alone_then_in_spans_that_double() -> None:
+    firsts = [quality.first_ply_of_span(ply) for ply in range(20)]
+    assert firsts == [0, 1, 2, 3, *[4] * 4, *[8] * 8, *[16] * 4]
+    assert [quality.span_text(first) for first in (0, 3, 4, 8, 64)] == [
+        "0", "3", "4–7", "8–15", "64–127"
+    ]
 
 
 def test_positions_not_settled_in_time_are_left_out_and_counted() -> None:
@@ -97,7 +112,7 @@ def test_a_stop_while_judging_reports_the_positions_judged_before_it(
 def test_worker_processes_judge_the_same_positions_alike(game: Game, agent: str) -> None:
     alone = measure_quality(game, agent, positions=24, seed=4)
     spread = measure_quality(game, agent, positions=24, seed=4, jobs=2)
-    figures = ("positions", "from_self_play", "optimal", "total_loss", "unsettled")
+    figures = ("positions", "from_self_play", "optimal", "total_loss", "unsettled", "breakdown")
     assert [getattr(spread, name) for name in figures] == [
         getattr(alone, name) for name in figures
     ]
@@ -152,6 +167,29 @@ def test_with_nothing_settled_there_are_no_figures(monkeypatch: pytest.MonkeyPat
     assert result.exit_code == 0, result.output
     assert "no position was settled, so there are no figures" in result.stdout
     assert "optimal moves" not in result.stdout
+
+
+def test_the_quality_command_says_where_points_were_given_away(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    tallies = {
+        (quality.RANDOM, 8): quality.Tally(3, 1, 4.0),
+        (quality.SELF_PLAY, 0): quality.Tally(2, 2, 0.0),
+        (quality.SELF_PLAY, 1): quality.Tally(2, 1, 2.0),
+    }
+    report = QualityReport("Alak 9", "random", 7, 3, 4, 4, 6.0, 0.0, breakdown=tallies)
+    monkeypatch.setattr(quality, "measure_quality", lambda *_arguments, jobs: report)
+    result = runner.invoke(app, ["quality", "alak", "random", "-q"])
+    assert result.exit_code == 0, result.output
+    assert result.stdout.splitlines()[-3:] == [
+        "where points were given away (by source, then ply):",
+        "  random games, ply 8–15: 4 in 3 positions (2 not optimal)",
+        "  self-play, ply 1: 2 in 2 positions (1 not optimal)",
+    ]
+    result = runner.invoke(app, ["quality", "alak", "random", "-q", "--json"])
+    assert json.loads(result.stdout)["breakdown"][0] == {
+        "source": "random games", "plies": "8–15", "judged": 3, "optimal": 1, "given_away": 4.0,
+    }
 
 
 def test_the_quality_command() -> None:

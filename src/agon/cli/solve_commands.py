@@ -541,6 +541,8 @@ def quality(
 
 
 def quality_text(report: QualityReport) -> str:
+    from agon.solve.quality import span_text
+
     lines = [
         f"{report.agent} on {report.game}: {report.positions} positions "
         f"({report.from_random} from random games, {report.from_self_play} from self-play)"
@@ -567,6 +569,14 @@ def quality_text(report: QualityReport) -> str:
             f"mean margin given away per move: {report.mean_loss:.3f} points",
         ]
     lines.append(f"agent seconds per move: {report.agent_seconds:.2f}")
+    lost = [(span, tally) for span, tally in sorted(report.breakdown.items()) if tally.given_away]
+    if lost:
+        lines.append("where points were given away (by source, then ply):")
+        lines += [
+            f"  {source}, ply {span_text(first)}: {tally.given_away:g} in {tally.judged} "
+            f"positions ({tally.judged - tally.optimal} not optimal)"
+            for (source, first), tally in lost
+        ]
     return "\n".join(lines)
 
 

@@ -18,7 +18,7 @@ import random
 import time
 from collections.abc import Callable, Generator
 from contextlib import closing
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import partial
 from typing import Any
 
@@ -39,6 +39,31 @@ MAX_GAMES_WITHOUT_CHOICE = 100
 no position to judge (rather than sampled for ever)."""
 
 
+RANDOM, SELF_PLAY = "random games", "self-play"
+"""Where a judged position comes from."""
+
+
+def first_ply_of_span(ply: int) -> int:
+    """The first ply of the span a position's ply is counted in: each of the first four plies
+    alone, then spans that double (4–7, 8–15, 16–31, …), so that every game length has a few."""
+    return ply if ply < 4 else 1 << (ply.bit_length() - 1)
+
+
+@dataclass
+class Tally:
+    """Judged positions, how many of them the agent met with an optimal move, and the margin
+    it gave away in all."""
+
+    judged: int = 0
+    optimal: int = 0
+    given_away: float = 0.0
+
+    def add(self, loss: float) -> None:
+        self.judged += 1
+        self.optimal += loss == 0
+        self.given_away += loss
+
+
 @dataclass
 class QualityReport:
     game: str
@@ -54,6 +79,9 @@ class QualityReport:
     max_seconds: float | None = None
     not_reached: int = 0
     """Positions not judged because the measurement was stopped (Ctrl-C) first."""
+    breakdown: dict[tuple[str, int], Tally] = field(default_factory=dict)
+    """The judged positions by where they come from (:data:`RANDOM`, :data:`SELF_PLAY`) and by
+    the span of plies their ply is in (its first ply, :func:`first_ply_of_span`)."""
 
     @property
     def judged(self) -> int:
@@ -83,7 +111,19 @@ class QualityReport:
             "optimal_share": None if self.optimal_share is None else round(self.optimal_share, 4),
             "mean_loss": None if self.mean_loss is None else round(self.mean_loss, 4),
             "agent_seconds_per_move": round(self.agent_seconds, 3),
+            "breakdown": [
+                {
+                    "source": source, "plies": span_text(first), "judged": tally.judged,
+                    "optimal": tally.optimal, "given_away": round(tally.given_away, 4),
+                }
+                for (source, first), tally in sorted(self.breakdown.items())
+            ],
         }
+
+
+def span_text(first: int) -> str:
+    """The span of plies that starts at ``first`` (:func:`first_ply_of_span`), as text."""
+    return str(first) if first < 4 else f"{first}–{2 * first - 1}"
 
 
 def _game_positions(game: Game, agent: Agent) -> list[tuple[State, Move]]:
@@ -169,6 +209,8 @@ class _Verdict:
     """The margin the agent's move gives away; None where the solver did not settle it."""
     agent_seconds: float | None
     """The agent's time for the move (None where it was played in self-play)."""
+    source: str
+    ply: int
 
 
 _judge: Solver | None = None
@@ -209,7 +251,8 @@ def _judge_position(
         if not stop.timed_out:
             raise
         loss = None
-    return _Verdict(loss, seconds)
+    source = RANDOM if judging.played is None else SELF_PLAY
+    return _Verdict(loss, seconds, source, len(judging.state.history))
 
 
 def _verdicts(
@@ -291,7 +334,8 @@ def measure_quality(
     agent_moves = len(pool)
     rng.shuffle(pool)
     sampled.extend(_Judging(state, move, 0) for state, move in pool[: positions // 2])
-    optimal, total_loss, unsettled, judged = 0, 0.0, 0, 0
+    overall, breakdown = Tally(), dict[tuple[str, int], Tally]()
+    unsettled, judged = 0, 0
     if progress is not None:
         progress(f"solving {len(sampled)} positions …")
     verdicts = _verdicts(game, agent_spec, max_seconds, sampled, jobs, progress)
@@ -305,8 +349,9 @@ def measure_quality(
                 unsettled += 1
                 outcome = f"not settled within {max_seconds:g}s, left out"
             else:
-                optimal += verdict.loss == 0
-                total_loss += verdict.loss
+                overall.add(verdict.loss)
+                span = (verdict.source, first_ply_of_span(verdict.ply))
+                breakdown.setdefault(span, Tally()).add(verdict.loss)
                 outcome = f"gave away {verdict.loss:g}"
             if progress is not None:
                 progress(f"position {judged}/{len(sampled)}: {outcome}")
@@ -320,10 +365,11 @@ def measure_quality(
         positions=len(sampled),
         from_random=wanted_random,
         from_self_play=len(sampled) - wanted_random,
-        optimal=optimal,
-        total_loss=total_loss,
+        optimal=overall.optimal,
+        total_loss=overall.given_away,
         agent_seconds=agent_seconds / max(agent_moves, 1),
         unsettled=unsettled,
         max_seconds=max_seconds,
         not_reached=len(sampled) - judged,
+        breakdown=breakdown,
     )
