@@ -18,6 +18,7 @@ from agon.core.player import Player
 from agon.games.alak import Alak
 from agon.games.alak.rules import AlakRules
 from agon.games.alternator import Alternator
+from agon.search.registry import make_agent
 from agon.solve import quality
 from agon.solve.quality import QualityReport, _loss, measure_quality
 from agon.solve.solution import SolveInterrupted
@@ -120,8 +121,9 @@ def test_worker_processes_judge_the_same_positions_alike(game: Game, agent: str)
 
 def test_worker_processes_play_the_same_self_play_games() -> None:
     game = Alak(6, AlakRules.BALJEU)
-    alone, _ = quality._self_play(game, "random", 40, random.Random(9))
-    spread, _ = quality._self_play(game, "random", 40, random.Random(9), jobs=3)
+    contender = quality.Contender("random", make_agent)
+    alone, _ = quality._self_play(game, contender, 40, random.Random(9))
+    spread, _ = quality._self_play(game, contender, 40, random.Random(9), jobs=3)
     assert len(alone) >= 40
     assert [(state.history, move) for state, move in spread] == [
         (state.history, move) for state, move in alone
@@ -131,7 +133,7 @@ def test_worker_processes_play_the_same_self_play_games() -> None:
 def test_the_quality_command_says_what_it_left_out(monkeypatch: pytest.MonkeyPatch) -> None:
     asked: list[tuple[float | None, int]] = []
 
-    def measured(*arguments: Any, jobs: int) -> QualityReport:
+    def measured(*arguments: Any, jobs: int, make_player: Any) -> QualityReport:
         asked.append((arguments[-1], jobs))
         return QualityReport("Alak 9", "random", 4, 2, 2, 1, 2.0, 0.0, 3, 2.5)
 
@@ -178,7 +180,7 @@ def test_the_quality_command_says_where_points_were_given_away(
         (quality.SELF_PLAY, 1): quality.Tally(2, 1, 2.0),
     }
     report = QualityReport("Alak 9", "random", 7, 3, 4, 4, 6.0, 0.0, breakdown=tallies)
-    monkeypatch.setattr(quality, "measure_quality", lambda *_arguments, jobs: report)
+    monkeypatch.setattr(quality, "measure_quality", lambda *_arguments, **_options: report)
     result = runner.invoke(app, ["quality", "alak", "random", "-q"])
     assert result.exit_code == 0, result.output
     assert result.stdout.splitlines()[-3:] == [
@@ -190,6 +192,17 @@ def test_the_quality_command_says_where_points_were_given_away(
     assert json.loads(result.stdout)["breakdown"][0] == {
         "source": "random games", "plies": "8–15", "judged": 3, "optimal": 1, "given_away": 4.0,
     }
+
+
+def test_worker_processes_know_the_agents_a_later_layer_adds() -> None:
+    """The strongest agent is the study's, registered when the study is imported: worker
+    processes, which import only what a task needs, make it through the command's factory."""
+    result = runner.invoke(app, [
+        "quality", "alak", "strongest:50ms", "--size", "5", "--positions", "6", "--jobs", "2",
+        "--json", "-q",
+    ])
+    assert result.exit_code == 0, result.output
+    assert json.loads(result.stdout)["positions"] == 6
 
 
 def test_the_quality_command() -> None:

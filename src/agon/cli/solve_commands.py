@@ -518,6 +518,7 @@ def quality(
     """
     from agon.solve.quality import measure_quality
     from agon.solve.solution import SolveInterrupted, stderr_progress
+    from agon.study.external import make_player
 
     game = build_game(game_name, options)
     check_count(positions, "--positions", 1, MAX_GAMES)
@@ -527,7 +528,7 @@ def quality(
         with terminate_as_interrupt():
             report = measure_quality(
                 game, agent, positions, seed, None if quiet else stderr_progress, max_seconds,
-                jobs=jobs,
+                jobs=jobs, make_player=make_player,
             )
     except AgonError as error:
         fail(str(error))

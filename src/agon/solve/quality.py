@@ -28,6 +28,7 @@ from agon.core.limits import Limit
 from agon.core.player import Player
 from agon.core.workers import worker_pool
 from agon.search.agent import Agent, RandomAgent
+from agon.search.match import PlayerFactory
 from agon.search.registry import make_agent
 from agon.solve.solution import SolveInterrupted, labelled_progress
 from agon.solve.solver import Solver, warm_up_kernels
@@ -126,6 +127,19 @@ def span_text(first: int) -> str:
     return str(first) if first < 4 else f"{first}–{2 * first - 1}"
 
 
+@dataclass(frozen=True)
+class Contender:
+    """The agent judged: its spec, and the function that makes it (sent to worker processes
+    by name, so that an agent a later layer adds, like the study's ``strongest``, is known
+    there too)."""
+
+    spec: str
+    make: PlayerFactory
+
+    def agent(self, game: Game, seed: int | None) -> Agent:
+        return self.make(self.spec, game, seed)
+
+
 def _game_positions(game: Game, agent: Agent) -> list[tuple[State, Move]]:
     """Every decision of one game ``agent`` plays against itself: (position, move played)."""
     agent.reset()
@@ -140,10 +154,10 @@ def _game_positions(game: Game, agent: Agent) -> list[tuple[State, Move]]:
 
 
 def _self_play_game(
-    game: Game, agent_spec: str, seed: int
+    game: Game, contender: Contender, seed: int
 ) -> tuple[list[tuple[State, Move]], float]:
     """The decisions of one self-play game by a new agent with ``seed``, and its seconds."""
-    player = make_agent(agent_spec, game, seed)
+    player = contender.agent(game, seed)
     try:
         started = time.monotonic()
         decisions = _game_positions(game, player)
@@ -153,7 +167,7 @@ def _self_play_game(
 
 
 def _self_play(
-    game: Game, agent_spec: str, wanted: int, seeds: random.Random, jobs: int = 1,
+    game: Game, contender: Contender, wanted: int, seeds: random.Random, jobs: int = 1,
     progress: Callable[[str], None] | None = None,
 ) -> tuple[list[tuple[State, Move]], float]:
     """The decisions of self-play games until there are ``wanted`` (or a game has none), and
@@ -163,7 +177,7 @@ def _self_play(
     above one, that many games at a time in worker processes; the games taken are the same."""
     pool: list[tuple[State, Move]] = []
     seconds = 0.0
-    with closing(_self_play_games(game, agent_spec, seeds, jobs)) as games:
+    with closing(_self_play_games(game, contender, seeds, jobs)) as games:
         for decisions, game_seconds in games:
             seconds += game_seconds
             pool.extend(decisions)
@@ -175,19 +189,19 @@ def _self_play(
 
 
 def _self_play_games(
-    game: Game, agent_spec: str, seeds: random.Random, jobs: int
+    game: Game, contender: Contender, seeds: random.Random, jobs: int
 ) -> Generator[tuple[list[tuple[State, Move]], float], None, None]:
     """Self-play games without end, in the order of their seeds: with ``jobs`` above one,
     played ``jobs`` at a time in worker processes (the last round's extra games are lost
     when the caller stops taking them)."""
     if jobs <= 1:
         while True:
-            yield _self_play_game(game, agent_spec, seeds.randrange(2**31))
+            yield _self_play_game(game, contender, seeds.randrange(2**31))
     workers = worker_pool(jobs)
     try:
         while True:
             round_seeds = [seeds.randrange(2**31) for _ in range(jobs)]
-            yield from workers.map(partial(_self_play_game, game, agent_spec), round_seeds)
+            yield from workers.map(partial(_self_play_game, game, contender), round_seeds)
     finally:
         workers.terminate()
         workers.join()
@@ -224,21 +238,21 @@ def _start_judge(game: Game) -> None:
 
 
 def _judge_in_worker(
-    game: Game, agent_spec: str, max_seconds: float | None, judging: _Judging
+    game: Game, contender: Contender, max_seconds: float | None, judging: _Judging
 ) -> _Verdict:
     assert _judge is not None, "the worker was started without its solver"
-    return _judge_position(_judge, game, agent_spec, max_seconds, judging)
+    return _judge_position(_judge, game, contender, max_seconds, judging)
 
 
 def _judge_position(
-    solver: Solver, game: Game, agent_spec: str, max_seconds: float | None, judging: _Judging
+    solver: Solver, game: Game, contender: Contender, max_seconds: float | None, judging: _Judging
 ) -> _Verdict:
     """The verdict on one position: the agent's move (an agent of its own chooses it where
     none was played) and the margin it gives away, each solve within ``max_seconds``."""
     played = judging.played
     seconds: float | None = None
     if played is None:
-        agent = make_agent(agent_spec, game, judging.agent_seed)
+        agent = contender.agent(game, judging.agent_seed)
         try:
             started = time.monotonic()
             played = agent.choose(judging.state)
@@ -256,7 +270,7 @@ def _judge_position(
 
 
 def _verdicts(
-    game: Game, agent_spec: str, max_seconds: float | None, sampled: list[_Judging], jobs: int,
+    game: Game, contender: Contender, max_seconds: float | None, sampled: list[_Judging], jobs: int,
     progress: Callable[[str], None] | None,
 ) -> Generator[_Verdict, None, None]:
     """The verdict on each sampled position: in order, or, with ``jobs`` above one, as the
@@ -267,12 +281,12 @@ def _verdicts(
         for index, judging in enumerate(sampled, start=1):
             if progress is not None:  # the solver's own reports, during long solves
                 solver.progress = labelled_progress(progress, f"position {index}/{len(sampled)}")
-            yield _judge_position(solver, game, agent_spec, max_seconds, judging)
+            yield _judge_position(solver, game, contender, max_seconds, judging)
         return
     workers = worker_pool(min(jobs, len(sampled)), partial(_start_judge, game))
     try:
         yield from workers.imap_unordered(
-            partial(_judge_in_worker, game, agent_spec, max_seconds), sampled
+            partial(_judge_in_worker, game, contender, max_seconds), sampled
         )
     finally:
         workers.terminate()
@@ -317,19 +331,22 @@ def measure_quality(
     progress: Callable[[str], None] | None = None,
     max_seconds: float | None = None,
     jobs: int = 1,
+    make_player: PlayerFactory = make_agent,
 ) -> QualityReport:
     """Judge ``agent_spec`` on ``positions`` positions (half random, half self-play), leaving
-    out those whose solves take more than ``max_seconds`` each, in ``jobs`` processes. Ctrl-C
+    out those whose solves take more than ``max_seconds`` each, in ``jobs`` processes, each
+    agent made by ``make_player`` (a module's function: worker processes receive it). Ctrl-C
     while the positions are judged ends the measurement with those judged so far (the report
     counts the others as ``not_reached``); before that, it is a ``KeyboardInterrupt``."""
     rng = random.Random(seed)
-    checked = make_agent(agent_spec, game, seed)  # (a bad spec is named before any work)
+    contender = Contender(agent_spec, make_player)
+    checked = contender.agent(game, seed)  # (a bad spec is named before any work)
     spec = checked.spec
     checked.close()
     wanted_random = positions - positions // 2
     sampled = _random_positions(game, wanted_random, rng)
     pool, agent_seconds = _self_play(
-        game, agent_spec, positions // 2, random.Random(rng.randrange(2**63)), jobs, progress
+        game, contender, positions // 2, random.Random(rng.randrange(2**63)), jobs, progress
     )
     agent_moves = len(pool)
     rng.shuffle(pool)
@@ -338,7 +355,7 @@ def measure_quality(
     unsettled, judged = 0, 0
     if progress is not None:
         progress(f"solving {len(sampled)} positions …")
-    verdicts = _verdicts(game, agent_spec, max_seconds, sampled, jobs, progress)
+    verdicts = _verdicts(game, contender, max_seconds, sampled, jobs, progress)
     try:
         for verdict in verdicts:
             judged += 1
