@@ -171,3 +171,67 @@ def test_a_move_s_view_is_built_once_for_its_answer_and_its_watchers(
             assert late.receive_json()["view"]["revision"] == 1
     assert seat.view()["revision"] == 1
     assert built == [0, 1]
+
+
+def test_a_crowd_is_offered_each_update_a_slice_at_a_time(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Sends to a crowd are spread over turns of the event loop, so that other requests are
+    answered in between; every watcher still gets each revision once and in order."""
+    monkeypatch.setattr(hub_module, "OFFER_SLICE", 2)
+
+    async def scenario() -> tuple[list[list[int]], set[int]]:
+        hub, turns = Hub(), 0
+        crowd = [Watcher() for _ in range(10)]
+        turns_of_sends: set[int] = set()
+        for watcher in crowd:
+            hub.join("g", watcher)  # type: ignore[arg-type]
+            send = watcher.send_text
+
+            async def counted(text: str, send: Any = send) -> None:
+                turns_of_sends.add(turns)
+                await send(text)
+
+            watcher.send_text = counted  # type: ignore[method-assign]
+
+        async def ticking() -> None:  # (another request: it counts the loop's turns)
+            nonlocal turns
+            while True:
+                turns += 1
+                await asyncio.sleep(0)
+
+        ticker = asyncio.create_task(ticking())
+        for revision in (1, 2, 3):
+            announce(hub, revision)
+            await until(lambda: all(w.sent[-1:] == [hub.announced("g")] for w in crowd), "sent")
+        ticker.cancel()
+        for watcher in crowd:
+            hub.leave("g", watcher)  # type: ignore[arg-type]
+        return [watcher.sent for watcher in crowd], turns_of_sends
+
+    sent, turns_of_sends = asyncio.run(scenario())
+    assert sent == [[1, 2, 3]] * 10
+    assert len(turns_of_sends) >= 3 * 10 // 2  # (at most a slice of sends a turn)
+
+
+def test_a_newer_update_replaces_one_still_being_offered_to_a_crowd(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(hub_module, "OFFER_SLICE", 2)
+
+    async def scenario() -> list[list[int]]:
+        hub = Hub()
+        crowd = [Watcher() for _ in range(10)]
+        for watcher in crowd:
+            hub.join("g", watcher)  # type: ignore[arg-type]
+        announce(hub, 1)
+        await asyncio.sleep(0)  # (the first slice offered 1)
+        announce(hub, 2)
+        await until(lambda: all(w.sent[-1:] == [2] for w in crowd), "the newest sent")
+        for watcher in crowd:
+            hub.leave("g", watcher)  # type: ignore[arg-type]
+        return [watcher.sent for watcher in crowd]
+
+    sent = asyncio.run(scenario())
+    assert all(watcher in ([1, 2], [2]) for watcher in sent)
+    assert [1, 2] in sent and [2] in sent  # (offered 1 before 2 came; the rest only 2)
