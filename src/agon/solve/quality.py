@@ -351,7 +351,7 @@ def measure_quality(
     agent_moves = len(pool)
     rng.shuffle(pool)
     sampled.extend(_Judging(state, move, 0) for state, move in pool[: positions // 2])
-    overall, breakdown = Tally(), dict[tuple[str, int], Tally]()
+    breakdown: dict[tuple[str, int], Tally] = {}
     unsettled, judged = 0, 0
     if progress is not None:
         progress(f"solving {len(sampled)} positions …")
@@ -366,7 +366,6 @@ def measure_quality(
                 unsettled += 1
                 outcome = f"not settled within {max_seconds:g}s, left out"
             else:
-                overall.add(verdict.loss)
                 span = (verdict.source, first_ply_of_span(verdict.ply))
                 breakdown.setdefault(span, Tally()).add(verdict.loss)
                 outcome = f"gave away {verdict.loss:g}"
@@ -382,8 +381,8 @@ def measure_quality(
         positions=len(sampled),
         from_random=wanted_random,
         from_self_play=len(sampled) - wanted_random,
-        optimal=overall.optimal,
-        total_loss=overall.given_away,
+        optimal=sum(tally.optimal for tally in breakdown.values()),
+        total_loss=sum(tally.given_away for tally in breakdown.values()),
         agent_seconds=agent_seconds / max(agent_moves, 1),
         unsettled=unsettled,
         max_seconds=max_seconds,
