@@ -69,7 +69,7 @@ def test_a_load_test_counts_what_the_arena_refuses(tmp_path: Path) -> None:
 def test_players_who_think_before_each_move_offer_a_bounded_rate(tmp_path: Path) -> None:
     """With ``--pause`` each player waits at least half of it before each move, so the games
     cannot make more moves than that allows, whatever the arena's speed."""
-    games, seconds, pause = 2, 2.0, 0.4
+    games, seconds, pause = 2, 3.0, 0.4
     with BackgroundServer(tmp_path / "paced.db", limits=UNLIMITED) as server:
         result = runner.invoke(app, [
             "loadtest", server.url, "alak", "--size", "9", "--games", str(games),
