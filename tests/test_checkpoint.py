@@ -379,6 +379,7 @@ def _jobs_out_of_time(
     def out_of_time(
         job: Job, max_seconds: float, progress: object, table_bits: object,
         checkpoint: Path | None, resume: bool, move_jobs: int, cluster: str | None,
+        split_after: object,
     ) -> dict[str, Any]:
         runs.append((max_seconds, checkpoint, resume, move_jobs))
         if checkpoint is not None:

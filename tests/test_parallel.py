@@ -3,26 +3,39 @@
 from __future__ import annotations
 
 import json
+from collections import deque
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
 
 import pytest
 from typer.testing import CliRunner
 
 from agon.cli import app
-from agon.core.game import Game
+from agon.core.errors import AgonError
+from agon.core.game import Game, Move, State
+from agon.core.limits import Limit
 from agon.core.player import Player
+from agon.core.results import Work
 from agon.games.alak import Alak
 from agon.games.alak.rules import AlakRules
 from agon.games.alternator import Alternator
 from agon.solve import kernels as K
-from agon.solve.parallel import MoveResult, _stopped
-from agon.solve.session import SolveRequest, run
-from agon.solve.solution import SolveInterrupted
+from agon.solve import parallel
+from agon.solve.parallel import _stopped
+from agon.solve.session import SolveRequest, run, solve_here
+from agon.solve.solution import Bounds, SolveInterrupted
 from agon.solve.solver import Solver
 
 pytestmark = pytest.mark.slow  # (solves in worker processes: make test-all, CI)
 
 runner = CliRunner()
 INF = float("inf")
+TWO_CLASSES = "6 4 2 3"
+"""Moves of Alak 6 (traditional) after which the side to move has two classes of moves, and
+thousands of nodes to solve: a budget of 50 nodes spent leaves one of two CPUs idle."""
 
 
 @pytest.mark.parametrize(
@@ -61,46 +74,274 @@ def test_symmetric_moves_are_those_after_which_positions_and_histories_are_image
 
 
 def test_moves_out_of_time_bound_the_value_as_their_own_bounds_do() -> None:
-    solved, open_ended = MoveResult(0, 1.0, 1.0, 10, 0.1), MoveResult(1, -INF, 3.0, 20, 0.2)
     black, white = Alak(3).new_state(), Alak(3).new_state()
     white.play(0)
     assert black.to_move is Player.BLACK and white.to_move is Player.WHITE
-    # Black reaches the most over its moves; a move not reported yet bounds nothing above
-    stop = _stopped(black, [0, 1], [solved, open_ended], 0.0, timed_out=True)
+    assert black.legal_moves() == [0, 1, 2] and white.legal_moves() == [1, 2]
+    solved, open_ended, between = (1.0, 1.0), (-INF, 3.0), (0.0, 2.0)
+
+    def stopped(state: State, bounds: dict[Move, Bounds], timed_out: bool) -> SolveInterrupted:
+        return _stopped(state, bounds, 30, Work(), 0.0, timed_out)
+
+    # Black reaches the most over its moves
+    stop = stopped(black, {0: solved, 1: open_ended, 2: between}, timed_out=True)
     assert (stop.lower, stop.upper, stop.nodes, stop.timed_out) == (1.0, 3.0, 30, True)
-    stop = _stopped(black, [0, 1, 2], [solved, open_ended], 0.0, timed_out=False)
+    # a move not reported yet bounds nothing above
+    stop = stopped(black, {0: solved, 1: open_ended}, timed_out=False)
     assert (stop.lower, stop.upper, stop.timed_out) == (1.0, INF, False)
     # White holds Black to the least
-    stop = _stopped(white, [0, 1], [solved, open_ended], 0.0, timed_out=True)
+    stop = stopped(white, {1: solved, 2: open_ended}, timed_out=True)
     assert (stop.lower, stop.upper) == (-INF, 1.0)
 
 
 def test_moves_whose_bounds_settle_the_value_prove_it_before_all_are_solved() -> None:
-    black, white = Alak(4).new_state(), Alak(4).new_state()
-    white.play(0)
-    results = [
-        MoveResult(0, 1.0, 1.0, 10, 0.1),  # reaches the value: best
-        MoveResult(1, -INF, 0.0, 20, 0.2),  # below it: not best
-        MoveResult(2, -3.0, 1.0, 30, 0.3),  # not known either way
-        MoveResult(3, -2.0, 2.0, 40, 0.4),  # could be more than the value
-    ]
-    stop = _stopped(black, [0, 1, 2], results[:3], 0.0, timed_out=True)
+    black = Alak(3).new_state()
+    bounds: dict[Move, Bounds] = {
+        0: (1.0, 1.0),  # reaches the value: best
+        1: (-INF, 0.0),  # below it: not best
+        2: (-3.0, 1.0),  # not known either way
+    }
+    stop = _stopped(black, bounds, 60, Work(), 0.0, timed_out=True)
     assert stop.lower == stop.upper == 1.0 and stop.proven is not None
     assert (stop.proven.best, stop.proven.not_best) == (["1"], ["2"])
     assert stop.proven.nodes == 60
     # every move's bounds, by name (1 to 3 are points)
     assert stop.move_bounds == {"1": (1.0, 1.0), "2": (-INF, 0.0), "3": (-3.0, 1.0)}
-    # with the fourth move open, Black's value could still be 2
-    assert _stopped(black, [0, 1, 2, 3], results, 0.0, timed_out=True).proven is None
+    # with a fourth move that could still reach 2, Black's value could be 2
+    four = Alak(4).new_state()
+    four_bounds = {**bounds, 3: (-2.0, 2.0)}
+    assert _stopped(four, four_bounds, 60, Work(), 0.0, timed_out=True).proven is None
     # White holds Black to the least: its moves' values are Black's margins
-    held = [
-        MoveResult(1, -1.0, -1.0, 10, 0.1),  # holds Black to the value: best
-        MoveResult(2, -1.0, INF, 10, 0.1),  # not known either way
-        MoveResult(3, 0.0, INF, 10, 0.1),  # lets Black have more: not best
-    ]
-    stop = _stopped(white, [1, 2, 3], held, 0.0, timed_out=False)
+    white = Alak(4).new_state()
+    white.play(0)
+    held: dict[Move, Bounds] = {
+        1: (-1.0, -1.0),  # holds Black to the value: best
+        2: (-1.0, INF),  # not known either way
+        3: (0.0, INF),  # lets Black have more: not best
+    }
+    stop = _stopped(white, held, 30, Work(), 0.0, timed_out=False)
     assert stop.lower == stop.upper == -1.0 and stop.proven is not None
     assert (stop.proven.best, stop.proven.not_best) == (["2"], ["4"])
+
+
+class InProcessTasks:
+    """Tasks run here, one at a time as their results are asked for, in the order they were
+    sent, as if ``at_once`` ran at once: a spread solve that splits the same way every run."""
+
+    def __init__(self, at_once: int) -> None:
+        self.at_once = at_once
+        self.waiting: deque[tuple[Any, Callable[..., Any], tuple[Any, ...]]] = deque()
+        self.sent: list[Any] = []
+        self.windows: list[Bounds | None] = []
+        """Each task's window (None: its exact value asked for)."""
+        self.one_cpu_after: int | None = None
+        """After this many tasks, one CPU only (as a cluster losing nodes)."""
+
+    def submit(self, tag: Any, task: Callable[..., Any], *arguments: Any) -> None:
+        self.waiting.append((tag, task, arguments))
+        self.sent.append(tag)
+        _, request, _ = arguments
+        self.windows.append(request.window)
+        if self.one_cpu_after is not None and len(self.sent) >= self.one_cpu_after:
+            self.at_once = 1
+
+    def next(self) -> tuple[Any, Any]:
+        tag, task, arguments = self.waiting.popleft()
+        return tag, task(*arguments)
+
+
+@pytest.fixture
+def in_process(monkeypatch: pytest.MonkeyPatch) -> InProcessTasks:
+    """A spread solve's tasks run by :class:`InProcessTasks` (32 at once), not in workers."""
+    tasks = InProcessTasks(32)
+
+    @contextmanager
+    def solvers(request: SolveRequest, moves: int) -> Iterator[tuple[InProcessTasks, Any]]:
+        yield tasks, None
+        tasks.waiting.clear()  # (a solve settled early leaves tasks, as a pool cancels them)
+
+    monkeypatch.setattr(parallel, "_move_solvers", solvers)
+    return tasks
+
+
+@pytest.mark.parametrize(
+    ("game", "moves"),
+    [
+        (Alak(6, AlakRules.TRADITIONAL), ""),
+        (Alak(5, AlakRules.TROMP_TAYLOR), "3"),  # White to move: the least Black is held to
+        (Alternator(3, 3), ""),
+        (Alternator(2, 4), ""),
+    ],
+)
+def test_positions_too_large_for_their_budget_are_split_and_agree_with_one_solver(
+    in_process: InProcessTasks, game: Game, moves: str
+) -> None:
+    state = game.new_state()
+    state.play_all(game.parse_moves(moves))
+    alone = Solver(game, 16).solve(state, openings=True)
+    said: list[str] = []
+    request = SolveRequest(
+        game, state, openings=True, table_bits=14, move_jobs=32, split_after=Limit(count=20)
+    )
+    report = run(request, said.append)
+    assert report.solution is not None
+    assert report.solution.value == alone.value
+    assert report.solution.best_moves == alone.best_moves
+    assert report.solution.move_values == alone.move_values
+    # positions two moves and more from the root were sent: openings were split
+    assert any(len(path) >= 2 for path in in_process.sent)
+    assert any("replies are solved apart" in line for line in said)
+    # replies after the first were asked only what their windows need
+    assert any(window is not None for window in in_process.windows)
+    assert max(len(path) for path in in_process.sent) <= parallel.MAX_SPLIT_PLIES
+
+
+def test_an_opening_too_large_for_its_budget_is_split_in_workers() -> None:
+    game = Alak(6, AlakRules.TRADITIONAL)
+    state = game.new_state()
+    state.play_all(game.parse_moves(TWO_CLASSES))
+    assert len(Solver(game, 10).symmetric_moves(state)) == 2
+    alone = Solver(game, 16).solve(state, openings=True)
+    said: list[str] = []
+    request = SolveRequest(
+        game, state, openings=True, table_bits=14, move_jobs=2, split_after=Limit(count=50)
+    )
+    report = run(request, said.append)
+    assert report.solution is not None
+    assert report.solution.move_values == alone.move_values
+    assert any("replies are solved apart" in line for line in said)
+
+
+@pytest.mark.parametrize(
+    ("game", "moves"),
+    [
+        (Alak(6, AlakRules.TRADITIONAL), "2"),
+        (Alak(5, AlakRules.TROMP_TAYLOR), ""),
+        (Alternator(3, 3), "a1-a2"),
+        (Alternator(2, 4), ""),
+    ],
+)
+def test_bounds_within_a_window_answer_it_and_hold_the_value(game: Game, moves: str) -> None:
+    state = game.new_state()
+    state.play_all(game.parse_moves(moves))
+    value = Solver(game, 14).margin(state)
+    windows = [
+        (-INF, INF), (value - 1, value + 1), (value - 3, value - 1), (value + 1, value + 4),
+        (-INF, value - 1), (value + 1, INF), (value, value + 1), (value - 1, value),
+    ]
+    for low, high in windows:
+        solver = Solver(game, 14)
+        lower, upper = solver.bounds_within(state, (low, high))
+        assert lower <= value <= upper
+        assert lower == upper or upper <= low or lower >= high, (low, high)
+    # a window beside the value is answered for less than the value costs, on one side at least
+    whole = Solver(game, 14)
+    whole.margin(state)
+    beside = []
+    for window in [(value + 1, INF), (-INF, value - 1)]:
+        solver = Solver(game, 14)
+        solver.bounds_within(state, window)
+        beside.append(solver.nodes)
+    assert min(beside) < whole.nodes
+
+
+def test_without_a_budget_every_move_is_solved_whole(in_process: InProcessTasks) -> None:
+    game = Alternator(3, 3)
+    request = SolveRequest(game, openings=True, table_bits=14, move_jobs=32, split_after=None)
+    assert run(request).solution is not None
+    assert all(len(path) == 1 for path in in_process.sent)
+
+
+def test_a_budget_spent_while_every_cpu_is_busy_sends_the_position_again_whole(
+    in_process: InProcessTasks,
+) -> None:
+    game = Alak(6, AlakRules.TRADITIONAL)
+    # the moves go out with budgets, then the cluster shrinks to one CPU: once a move's budget
+    # is spent, the others keep it busy
+    in_process.one_cpu_after = len(Solver(game, 10).symmetric_moves(game.new_state()))
+    alone = Solver(game, 16).solve(game.new_state(), openings=True)
+    request = SolveRequest(
+        game, openings=True, table_bits=14, move_jobs=1, cluster="in-process",
+        split_after=Limit(count=100),
+    )
+    solution = parallel.solve_moves_apart(request, solve_here)
+    assert solution.move_values == alone.move_values
+    assert all(len(path) == 1 for path in in_process.sent)
+    assert len(in_process.sent) > len(set(in_process.sent))  # (some were sent twice)
+
+
+def test_a_split_solve_goes_on_from_the_positions_it_split(
+    in_process: InProcessTasks, tmp_path: Path
+) -> None:
+    game = Alternator(3, 3)
+    tables = tmp_path / "solve.npz"
+    request = SolveRequest(
+        game, openings=True, table_bits=14, move_jobs=32, split_after=Limit(count=300),
+        tables_file=tables,
+    )
+    first = run(request).solution
+    kept = parallel.SpreadCheckpoint.read(parallel.split_file(tables))
+    split = kept.split
+    assert split and all(path for path in split)
+    # what the tasks below the moves proved is kept, their tables are not
+    assert any(len(path) >= 2 for path in kept.bounds)
+    assert not any(
+        parallel.move_tables_file(tables, ",".join(path)).exists()
+        for path in kept.bounds if len(path) >= 2
+    )
+    assert parallel.split_file(tables) in parallel.kept_move_tables(tables)
+    in_process.sent.clear()
+    said: list[str] = []
+    again = run(request, said.append).solution
+    assert again is not None and first is not None
+    assert again.move_values == first.move_values
+    # what was split is split at once, its own solve not sent again; what was proven is not
+    # asked again
+    sent = {tuple(game.format_move(move) for move in path) for path in in_process.sent}
+    assert not sent & split
+    assert not sent & {path for path, (lower, upper) in kept.bounds.items() if lower == upper}
+    split_again = {line.split(":")[0] for line in said if "replies are solved apart" in line}
+    assert not split_again & {f"after {' '.join(path)}" for path in split}
+    # once solved, a run that keeps no tables deletes them all, the list of splits too
+    assert run(replace(request, keep_solved_tables=False)).solution is not None
+    assert parallel.kept_move_tables(tables) == []
+
+
+@pytest.mark.parametrize(
+    "written",
+    [
+        '{"format": 1, "split": [[1]]}',
+        "[",
+        '{"format": 2}',
+        '{"format": 1, "split": [], "bounds": [[["a1"], "low", null]]}',
+        '{"format": 1, "split": [], "bounds": [[["a1"], 1]]}',
+    ],
+)
+def test_a_checkpoint_that_is_not_one_is_refused_by_name(tmp_path: Path, written: str) -> None:
+    path = tmp_path / "solve-split.json"
+    path.write_text(written)
+    with pytest.raises(AgonError, match=r"solve-split\.json"):
+        parallel.SpreadCheckpoint.read(path)
+
+
+def test_a_checkpoint_reads_back_as_written(tmp_path: Path) -> None:
+    path = tmp_path / "solve-split.json"
+    kept = parallel.SpreadCheckpoint(
+        split={("a1-a2",), ("a1-a2", "b1-b2")},
+        bounds={("a1-a2", "c1-c2"): (-INF, 3.0), ("b1-b2",): (2.5, 2.5)},
+    )
+    kept.write(path)
+    assert parallel.SpreadCheckpoint.read(path) == kept
+
+
+def test_split_after_takes_a_budget_or_never() -> None:
+    options = ["solve", "alak", "--size", "5", "--jobs", "2", "--json", "-q"]
+    for budget in ("never", "2000", "1s"):
+        result = runner.invoke(app, [*options, "--split-after", budget])
+        assert result.exit_code == 0, result.output
+    result = runner.invoke(app, [*options, "--split-after", "soon"])
+    assert result.exit_code == 2
+    assert "--split-after" in result.output and "never" in result.output
 
 
 def test_a_solver_asked_to_stop_stops_after_its_chunk_as_on_ctrl_c() -> None:

@@ -116,6 +116,24 @@ def test_a_killed_worker_costs_only_its_task(
     assert solution.move_values == alone.move_values
 
 
+def test_an_opening_too_large_for_its_budget_is_split_on_ray(cluster: Any) -> None:
+    """Two classes of moves for the cluster's two CPUs: the first to spend its budget leaves a
+    CPU idle, so its position is split, and the replies' solves run on the cluster."""
+    game = Alak(6, AlakRules.TRADITIONAL)
+    state = game.new_state()
+    state.play_all(game.parse_moves("6 4 2 3"))  # (two classes of moves: tests/test_parallel.py)
+    alone = Solver(game, 16).solve(state, openings=True)
+    said: list[str] = []
+    request = SolveRequest(
+        game, state, openings=True, table_bits=14, cluster=on_ray.LOCAL,
+        split_after=Limit(count=50),
+    )
+    report = run(request, said.append)
+    assert report.solution is not None
+    assert report.solution.move_values == alone.move_values
+    assert any("replies are solved apart" in line for line in said)
+
+
 def test_moves_out_of_time_on_ray_bound_the_value(cluster: Any) -> None:
     game = Alternator(3, 3)
     state = game.new_state()

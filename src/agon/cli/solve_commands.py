@@ -35,7 +35,7 @@ from agon.core.game import Game, State, format_points, result_text
 from agon.core.limits import Limit
 from agon.core.memory import check_memory
 from agon.core.results import Work
-from agon.solve.facts import Search, is_small_board
+from agon.solve.facts import DEFAULT_SPLIT_AFTER, Search, is_small_board
 from agon.solve.tables.catalogue import table_sizes
 from agon.solve.tables.report import DEFAULT_OUT
 
@@ -67,9 +67,35 @@ RayAddressOpt = Annotated[
         "--tables-file or --checkpoints a path they all share.",
     ),
 ]
+SplitAfterOpt = Annotated[
+    str,
+    typer.Option(
+        "--split-after",
+        help="With moves solved apart (--jobs, --move-jobs or --ray): a position whose solve "
+        "has not ended within this budget (a time like 600s, or a count of nodes) is split: "
+        "the positions after its replies are solved apart in turn, and split again where "
+        "they too are large, so that a large opening keeps every CPU busy. Each split costs "
+        "up to the budget's work. 'never': each move is solved whole.",
+    ),
+]
 QuietOpt = Annotated[
     bool, typer.Option("--quiet", "-q", help="No progress lines on stderr during long solves.")
 ]
+
+
+DEFAULT_SPLIT_TEXT = str(DEFAULT_SPLIT_AFTER)
+NEVER_SPLIT = "never"
+
+
+def split_budget(text: str) -> Limit | None:
+    """The budget ``--split-after`` gives (None: ``never``); a clear failure where it is
+    neither a budget nor ``never``."""
+    if text.strip().lower() == NEVER_SPLIT:
+        return None
+    try:
+        return Limit.parse(text)
+    except AgonError as error:
+        fail(f"--split-after: {error} (or '{NEVER_SPLIT}')")
 
 
 def _start(game: Game, position: str | None, moves: str | None) -> State:
@@ -213,6 +239,7 @@ def solve(
     ] = 1,
     ray: RayOpt = False,
     ray_address: RayAddressOpt = "local",
+    split_after: SplitAfterOpt = DEFAULT_SPLIT_TEXT,
     line: Annotated[
         bool,
         typer.Option(
@@ -228,7 +255,9 @@ def solve(
             help="Go on from the solver's tables saved in this file, if it exists, and save "
             "them there every 30 minutes and when the solve ends or stops, so that a solve too "
             "long for one run goes on in the next. With --jobs, each move's solver keeps its "
-            "own file beside it (FILE-after-MOVE), saved when it ends or runs out of time. "
+            "own file beside it (FILE-after-MOVE), saved when it ends or runs out of time, "
+            "and a solve that split positions (--split-after) keeps what it split and proved "
+            "in FILE-split.json. "
             "The file holds the whole table, whatever it proved: its size is the table's "
             "(--table-bits; the game's default is hundreds of megabytes to gigabytes), not the "
             "work's.",
@@ -263,6 +292,7 @@ def solve(
         game, state, openings=openings, lines_after=("",) if line else (),
         limit=Limit(seconds=max_seconds), table_bits=table_bits, search=search,
         tables_file=tables_file, move_jobs=jobs, cluster=ray_address if ray else None,
+        split_after=split_budget(split_after),
     )
     with _stops(as_json) as hold_stops:
         try:
@@ -434,6 +464,7 @@ def tables(
     ] = 1,
     ray: RayOpt = False,
     ray_address: RayAddressOpt = "local",
+    split_after: SplitAfterOpt = DEFAULT_SPLIT_TEXT,
     checkpoints: Annotated[
         Path | None,
         typer.Option(
@@ -463,6 +494,7 @@ def tables(
     check_count(jobs, "--jobs", 1, MAX_WORKERS)
     check_count(move_jobs, "--move-jobs", 1, MAX_WORKERS)
     _check_table_bits(table_bits, max(jobs, move_jobs))
+    split_budget_limit = split_budget(split_after)
     if checkpoints is not None:
         try:
             checkpoints.mkdir(parents=True, exist_ok=True)
@@ -473,7 +505,7 @@ def tables(
             generate_tables(
                 out, max_seconds, fresh, None if quiet else stderr_progress, quality_positions,
                 tuple(only or ()), table_bits, jobs, checkpoints, move_jobs,
-                ray_address if ray else None,
+                ray_address if ray else None, split_budget_limit,
             )
     except AgonError as error:
         fail(str(error))

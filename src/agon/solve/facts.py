@@ -8,12 +8,19 @@ from enum import StrEnum
 from typing import Any
 
 from agon.core.game import Game
+from agon.core.limits import Limit
 from agon.core.plugin import KomiRule, Solving
 from agon.games import plugin_of
 
 UNDECLARED = Solving[Game](default_table_bits=lambda game: 18)
 """What the solver assumes of a game that declares nothing for it: no symmetry, no bound on
 its margins, alpha-beta alone."""
+
+DEFAULT_SPLIT_AFTER = Limit(seconds=600)
+"""Where moves are solved apart, how long a position is searched before it is split
+(:mod:`agon.solve.parallel`): long enough that splitting, which costs up to a budget's work
+and the pruning between the replies, stays a small part of a long solve; short enough to keep
+every CPU busy on it."""
 
 
 def solving_facts(game: Game) -> Solving[Any]:

@@ -20,8 +20,8 @@ from agon.core.limits import NO_LIMIT, Limit
 from agon.core.results import Work
 from agon.core.workers import winding_up
 from agon.solve import parallel
-from agon.solve.facts import Search
-from agon.solve.solution import Progress, Solution, SolveInterrupted, json_number
+from agon.solve.facts import DEFAULT_SPLIT_AFTER, Search
+from agon.solve.solution import Bounds, Progress, Solution, SolveInterrupted, json_number
 from agon.solve.solver import Solver, perfect_play
 
 MAX_LINE_PLIES = 500
@@ -64,6 +64,13 @@ class SolveRequest:
     cluster: str | None = None
     """Every move solved apart on this Ray cluster (:mod:`agon.solve.on_ray`: ``local``, or
     a running cluster's address), not in worker processes here."""
+    window: Bounds | None = None
+    """Only bounds on the value that answer this window (:meth:`Solver.bounds_within`), as a
+    spread solve asks of a reply whose sibling has set its window; not the best moves."""
+    split_after: Limit | None = DEFAULT_SPLIT_AFTER
+    """Where moves are solved apart: the budget after which a position still unsolved is
+    split, its replies solved apart in turn (:mod:`agon.solve.parallel`); None: each move is
+    solved whole."""
 
     def position(self) -> State:
         return self.game.new_state() if self.state is None else self.state.copy()
@@ -109,6 +116,8 @@ class SolveReport:
     """The size of the table the session solved with (of the saved tables gone on from)."""
     earlier: Work = field(default_factory=Work)
     """The work of the earlier runs whose saved tables the session went on from."""
+    bounds: Bounds | None = None
+    """With a :attr:`SolveRequest.window`: the bounds found that answer it."""
     moves_apart: int | None = None
     """How many moves were solved at once, where they were solved apart (worker processes, or
     a Ray cluster's CPUs)."""
@@ -167,6 +176,14 @@ def _solve_position(
     solver: Solver, request: SolveRequest, limit: Limit, report: SolveReport
 ) -> None:
     state = request.position()
+    if request.window is not None:
+        started = time.monotonic()
+        try:
+            report.bounds = solver.bounds_within(state, request.window, limit)
+            report.seconds = time.monotonic() - started
+        except SolveInterrupted as stop:
+            report.stopped, report.seconds = stop, stop.seconds
+        return
     try:
         first = solver.solve(state, request.openings and not request.value_first, limit)
     except SolveInterrupted as stop:

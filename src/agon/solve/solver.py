@@ -17,6 +17,7 @@ is given without it (:class:`~agon.core.plugin.KomiRule`); where a draw by repet
 from __future__ import annotations
 
 import functools
+import math
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
@@ -42,6 +43,7 @@ from agon.solve.facts import Search, default_table_bits, is_small_board, solving
 from agon.solve.mtdf import Searching, ValueSearch
 from agon.solve.solution import (
     NO_BOUNDS,
+    Bounds,
     Progress,
     ProvenValue,
     Solution,
@@ -280,6 +282,15 @@ class Solver(ValueSearch):
         mover's ``sign`` (as :meth:`value` takes it) and the value in units from the mover's
         view (``known``, Black's margin as :meth:`margin` reports it, where given: not
         searched)."""
+        array, black_view = self._begin(state, limit)
+        with self._stops_between_searches():
+            if known is not None:
+                return array, black_view, black_view * self._units(known)
+            return array, black_view, self.value(array, black_view)
+
+    def _begin(self, state: State, limit: Limit | None) -> tuple[Array, int]:
+        """A new search of ``state`` within ``limit`` (its clock started): the twin array and
+        the mover's ``sign`` (as :meth:`value` takes it)."""
         self._spending = (limit or NO_LIMIT).start()
         self._last_report = 0.0
         self._target = ""
@@ -287,10 +298,33 @@ class Solver(ValueSearch):
         self._bounds, self._sign = (-K.INFINITY, K.INFINITY), 1
         with self._stops_between_searches():
             array = self.state_array(state)
-            black_view = -1 if state.to_move is Player.WHITE else 1
-            if known is not None:
-                return array, black_view, black_view * round((known + self.shift) * self.scale)
-            return array, black_view, self.value(array, black_view)
+        return array, -1 if state.to_move is Player.WHITE else 1
+
+    def _units(self, margin: float) -> int:
+        """Black's margin as reported, in units from Black's view (±infinity kept)."""
+        if math.isinf(margin):
+            return K.INFINITY if margin > 0 else -K.INFINITY
+        return round((margin + self.shift) * self.scale)
+
+    def bounds_within(self, state: State, window: Bounds, limit: Limit | None = None) -> Bounds:
+        """Bounds on the value of ``state`` (Black's margin) that answer ``window``, (low,
+        high): the value is at most low, or at least high, or (equal bounds) it is known. What
+        an alpha-beta search needs of a move whose sibling has set its window, and often far
+        cheaper than the value (:mod:`agon.solve.parallel`). :class:`SolveInterrupted` where
+        ``limit`` runs out first."""
+        array, black_view = self._begin(state, limit)
+        low, high = sorted(black_view * self._units(bound) for bound in window)
+        rounds = self._value_rounds(array, black_view, 0)
+        with self._stops_between_searches():
+            while True:
+                try:
+                    lower, upper = next(rounds)
+                except StopIteration as done:
+                    lower = upper = int(done.value)
+                if lower == upper or upper <= low or lower >= high:
+                    break
+        # (not _proven: a bound at the game's own limits may be the very answer asked for)
+        return self._black_bounds(black_view, (lower, upper))
 
 
     def margin(self, state: State, limit: Limit | None = None) -> float:

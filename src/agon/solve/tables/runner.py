@@ -23,6 +23,7 @@ from agon.core.records import parse_json
 from agon.core.results import Job, Record
 from agon.core.workers import WorkerResults, stop_and_wait, stop_signal, worker_pool
 from agon.solve.checkpoint import MAX_COUNT
+from agon.solve.facts import DEFAULT_SPLIT_AFTER
 from agon.solve.parallel import kept_move_tables
 from agon.solve.quality import measure_quality
 from agon.solve.session import SolveReport, SolveRequest, run
@@ -35,7 +36,7 @@ from agon.solve.tables.report import BOUNDS_SECONDS, render
 def solve_job(
     job: Job, max_seconds: float, progress: Progress | None, asked_bits: int | None = None,
     checkpoint: Path | None = None, resume: bool = True, move_jobs: int = 1,
-    cluster: str | None = None,
+    cluster: str | None = None, split_after: Limit | None = DEFAULT_SPLIT_AFTER,
 ) -> Record:
     """The job's record: its value and best moves within ``max_seconds``, then (for jobs
     with openings) every move's value in the time left, so that a board whose weaker openings
@@ -45,12 +46,14 @@ def solve_job(
     solver's tables there, and (with ``resume``) one whose file exists goes on from it (the
     record then says what the earlier runs did); a solved job's file is deleted. With
     ``move_jobs`` above one, the job's moves are solved apart in that many processes; with a
-    ``cluster`` (a Ray address), on it. Ctrl-C raises ``KeyboardInterrupt``."""
+    ``cluster`` (a Ray address), on it, a move not solved within ``split_after`` split
+    (:mod:`agon.solve.parallel`). Ctrl-C raises ``KeyboardInterrupt``."""
     request = SolveRequest(
         job.game, job.state(), openings=job.openings, value_first=True,
         lines_after=job.lines_after, lines_only=job.lines_only, limit=Limit(seconds=max_seconds),
         table_bits=asked_bits, default_table_bits=table_bits(job.game), tables_file=checkpoint,
         resume=resume, keep_solved_tables=False, move_jobs=move_jobs, cluster=cluster,
+        split_after=split_after,
     )
     report = run(request, progress)
     for note in report.notes:
@@ -135,6 +138,7 @@ def generate_tables(
     checkpoints: Path | None = None,
     move_jobs: int = 1,
     cluster: str | None = None,
+    split_after: Limit | None = DEFAULT_SPLIT_AFTER,
 ) -> None:
     """Solve what is not solved yet (within ``max_seconds`` each) and write ``out``; with
     ``quality_positions``, also measure the agents' move quality on that many positions.
@@ -149,7 +153,8 @@ def generate_tables(
     it, whatever time it had before (unless ``fresh``). With ``move_jobs`` above one, each
     job's moves are solved apart in that many processes (not with ``workers``), each move's
     tables kept beside ``KEY.npz``; with a ``cluster`` (a Ray address, see
-    :mod:`agon.solve.on_ray`), on it, joined once for the whole run."""
+    :mod:`agon.solve.on_ray`), on it, joined once for the whole run; either way, a move not
+    solved within ``split_after`` is split."""
     apart = move_jobs > 1 or cluster is not None
     if workers > 1 and apart:
         raise AgonError(
@@ -232,7 +237,7 @@ def generate_tables(
         """:func:`solve_job`'s arguments after ``progress`` for ``job`` (a checkpoint only for jobs
         given the full time: the others only look for bounds)."""
         path = checkpoint(job) if budget >= max_seconds else None
-        return table_bits, path, not fresh, move_jobs, cluster
+        return table_bits, path, not fresh, move_jobs, cluster, split_after
 
     def finish(job: Job, record: Record) -> None:
         results[job.key] = record
