@@ -176,18 +176,7 @@ def in_process(monkeypatch: pytest.MonkeyPatch) -> InProcessTasks:
 def test_positions_too_large_for_their_budget_are_split_and_agree_with_one_solver(
     in_process: InProcessTasks, game: Game, moves: str
 ) -> None:
-    state = game.new_state()
-    state.play_all(game.parse_moves(moves))
-    alone = Solver(game, 16).solve(state, openings=True)
-    said: list[str] = []
-    request = SolveRequest(
-        game, state, openings=True, table_bits=14, move_jobs=32, split_after=Limit(count=20)
-    )
-    report = run(request, said.append)
-    assert report.solution is not None
-    assert report.solution.value == alone.value
-    assert report.solution.best_moves == alone.best_moves
-    assert report.solution.move_values == alone.move_values
+    said = split_solve_agrees(game, moves, jobs=32, nodes=20)
     # positions two moves and more from the root were sent: openings were split
     assert any(len(path) >= 2 for path in in_process.sent)
     assert any("replies are solved apart" in line for line in said)
@@ -196,19 +185,32 @@ def test_positions_too_large_for_their_budget_are_split_and_agree_with_one_solve
     assert max(len(path) for path in in_process.sent) <= parallel.MAX_SPLIT_PLIES
 
 
+def split_solve_agrees(game: Game, moves: str, jobs: int, nodes: int) -> list[str]:
+    """Solve the position after ``moves`` with its moves apart in ``jobs``, split after
+    ``nodes``; check its value, best moves and every move's value against one solver's, and
+    return what it said as it went."""
+    state = game.new_state()
+    state.play_all(game.parse_moves(moves))
+    alone = Solver(game, 16).solve(state, openings=True)
+    said: list[str] = []
+    request = SolveRequest(
+        game, state, openings=True, table_bits=14, move_jobs=jobs,
+        split_after=Limit(count=nodes),
+    )
+    report = run(request, said.append)
+    assert report.solution is not None
+    assert report.solution.value == alone.value
+    assert report.solution.best_moves == alone.best_moves
+    assert report.solution.move_values == alone.move_values
+    return said
+
+
 def test_an_opening_too_large_for_its_budget_is_split_in_workers() -> None:
     game = Alak(6, AlakRules.TRADITIONAL)
     state = game.new_state()
     state.play_all(game.parse_moves(TWO_CLASSES))
     assert len(Solver(game, 10).symmetric_moves(state)) == 2
-    alone = Solver(game, 16).solve(state, openings=True)
-    said: list[str] = []
-    request = SolveRequest(
-        game, state, openings=True, table_bits=14, move_jobs=2, split_after=Limit(count=50)
-    )
-    report = run(request, said.append)
-    assert report.solution is not None
-    assert report.solution.move_values == alone.move_values
+    said = split_solve_agrees(game, TWO_CLASSES, jobs=2, nodes=50)
     assert any("replies are solved apart" in line for line in said)
 
 
