@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import time
 from collections import deque
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -140,7 +141,7 @@ class InProcessTasks:
     def submit(self, tag: Any, task: Callable[..., Any], *arguments: Any) -> None:
         self.waiting.append((tag, task, arguments))
         self.sent.append(tag)
-        _, request, _ = arguments
+        _, request, *_ = arguments
         self.windows.append(request.window)
         if self.one_cpu_after is not None and len(self.sent) >= self.one_cpu_after:
             self.at_once = 1
@@ -307,6 +308,18 @@ def test_a_split_solve_goes_on_from_the_positions_it_split(
     # once solved, a run that keeps no tables deletes them all, the list of splits too
     assert run(replace(request, keep_solved_tables=False)).solution is not None
     assert parallel.kept_move_tables(tables) == []
+
+
+def test_a_task_reads_its_deadline_from_the_wall_clock_which_hosts_share() -> None:
+    """On another host of a cluster, the parent's monotonic deadline means nothing: here it is
+    long past, while the same instant on the wall clock is a minute away."""
+    game = Alak(5, AlakRules.TROMP_TAYLOR)
+    request = SolveRequest(game, limit=Limit(deadline=time.monotonic() - 1000.0))
+    result = parallel._solve_task(solve_here, request, None, time.time() + 60.0)
+    assert result.lower == result.upper == Solver(game, 14).margin(game.new_state())
+    # a wall-clock deadline past is past here too
+    result = parallel._solve_task(solve_here, request, None, time.time() - 1.0)
+    assert (result.lower, result.upper) == (-INF, INF)
 
 
 @pytest.mark.parametrize(

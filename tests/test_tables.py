@@ -381,6 +381,8 @@ def test_only_measures_the_selected_agents_on_the_selected_games(
         (["--quality-positions", "-1"], "--quality-positions must be 0 to"),
         (["--only", "alak-go-*"], "--only 'alak-go-*' matches no job"),
         (["--table-bits", "40"], "--table-bits must be 10 to 30"),
+        (["--split-after", "soon"], "--split-after: budget 'soon' must be a time like '2s'"),
+        (["--split-after", "0s"], "--split-after: budget '0s' must be positive"),
     ],
 )
 def test_bad_tables_options_are_named(arguments: list[str], message: str) -> None:

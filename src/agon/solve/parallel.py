@@ -363,7 +363,9 @@ class _Spread:
         )
         self.sent += 1
         self.open += 1
-        solving.submit(branch.path, _solve_task, self.solve_one, alone, label)
+        deadline = alone.limit.deadline
+        on_the_wall = None if deadline is None else time.time() + deadline - time.monotonic()
+        solving.submit(branch.path, _solve_task, self.solve_one, alone, label, on_the_wall)
 
     def _task_limit(self, branch: Branch, at_once: int) -> Limit:
         """The limit of ``branch``'s task: the solve's, and the budget where fewer tasks are
@@ -552,10 +554,16 @@ def _bound(number: object, none: float) -> float:
 
 
 def _solve_task(
-    solve_one: SolveOne, request: SolveRequest, progress: Progress | None
+    solve_one: SolveOne, request: SolveRequest, progress: Progress | None,
+    wall_deadline: float | None,
 ) -> TaskResult:
     """One position's solve, in a worker: solved, or its bounds when its limit ran out or the
-    parent asked it to stop."""
+    parent asked it to stop. Its limit's deadline is read from ``wall_deadline``, the same
+    instant on the wall clock (:func:`time.time`), which the hosts of a cluster share where
+    each has a monotonic clock of its own."""
+    if wall_deadline is not None:
+        here = time.monotonic() + wall_deadline - time.time()
+        request = replace(request, limit=replace(request.limit, deadline=here))
     if request.limit.start().out_of_time() or stop_asked():
         return TaskResult(float("-inf"), float("inf"), 0, 0.0)
     report = solve_one(request, progress)
