@@ -157,7 +157,7 @@ def in_process(monkeypatch: pytest.MonkeyPatch) -> InProcessTasks:
     tasks = InProcessTasks(32)
 
     @contextmanager
-    def solvers(request: SolveRequest, moves: int) -> Iterator[tuple[InProcessTasks, Any]]:
+    def solvers(request: SolveRequest, first_tasks: int) -> Iterator[tuple[InProcessTasks, Any]]:
         yield tasks, None
         tasks.waiting.clear()  # (a solve settled early leaves tasks, as a pool cancels them)
 
@@ -325,11 +325,14 @@ def test_a_task_reads_its_deadline_from_the_wall_clock_which_hosts_share() -> No
 @pytest.mark.parametrize(
     "written",
     [
-        '{"format": 1, "split": [[1]]}',
+        '{"format": 1, "split": [["a1-a2"]]}',
         "[",
-        '{"format": 2}',
-        '{"format": 1, "split": [], "bounds": [[["a1"], "low", null]]}',
-        '{"format": 1, "split": [], "bounds": [[["a1"], 1]]}',
+        '{"format": 2, "positions": []}',
+        '{"format": 1, "positions": [{"moves": [1], "split": true}]}',
+        '{"format": 1, "positions": [{"split": true}]}',
+        '{"format": 1, "positions": [{"moves": ["a1-a2"], "bounds": ["low", null]}]}',
+        '{"format": 1, "positions": [{"moves": ["a1-a2"], "bounds": [1]}]}',
+        '{"format": 1, "positions": [7]}',
     ],
 )
 def test_a_checkpoint_that_is_not_one_is_refused_by_name(tmp_path: Path, written: str) -> None:

@@ -10,14 +10,17 @@ tasks are open than CPUs has a budget
 is solved, the task ends with its bounds, and the position is *split* if CPUs would otherwise
 be idle: the positions after each of its replies become tasks in turn, and may be split
 again, so that an opening too large for one core spreads over many. Otherwise it is sent
-again to be solved whole (with a tables file, from where it stopped). A position's value
+again to be solved whole (with a tables file, from where it stopped). A split position's first
+reply is sent with the window its parent needs, the others once it has answered, each asked
+only whether it beats that (*young brothers wait*). A position's value
 follows exactly from its replies' values (the most the side to move can reach), and its
 bounds from theirs and its own task's; so do the solve's value and best moves. A task that
 runs out of the solve's time, or is interrupted, still bounds the value; where the bounds
 already settle it, it is reported proven, with the moves known to keep it so far. With a
 tables file, each task's solver goes on from its own file (:func:`move_tables_file`) and saves
-to it when it ends, and the positions split so far are listed in :func:`split_file`, so a
-solve too long for one run goes on in the next from where it stopped.
+to it when it ends, and the positions split so far and the bounds proven below the moves are
+kept in :func:`split_file`, so a solve too long for one run goes on in the next from where it
+stopped.
 """
 
 from __future__ import annotations
@@ -31,7 +34,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple
 
 from agon.core.errors import AgonError
-from agon.core.files import read_text_limited, read_versioned_json, replace_file
+from agon.core.files import read_versioned_json, replace_file
 from agon.core.game import Move, State
 from agon.core.limits import Limit
 from agon.core.player import Player
@@ -70,8 +73,8 @@ its tables): to the end of its longest chunk (chunks of a long search grow to
 within :data:`~agon.core.workers.STOP_ANSWER_SECONDS` is killed, its bounds lost: a stop ends
 within a second or two."""
 MAX_TASKS = 20_000
-"""At most this many positions are sent as tasks in one solve: past it, a position is solved
-whole, however long it takes (a small budget cannot fill the memory with positions)."""
+"""Tasks sent in one solve past which none is given a budget: each is solved whole, however
+long it takes, so that a small budget cannot split positions without end."""
 CHECKPOINT_SECONDS = 30.0
 """With a tables file, how often a spread solve writes its checkpoint (:func:`split_file`):
 at most so much is lost where it is killed, besides its tasks' own work since their saves."""
@@ -177,7 +180,8 @@ def solve_moves_apart(
     spread = _Spread(request, solve_one, finder, progress)
     root = spread.root
     try:
-        with _move_solvers(request, len(moves)) as (solving, stop), spread.keeping():
+        tasks_at_first = len(finder.symmetric_moves(state))
+        with _move_solvers(request, tasks_at_first) as (solving, stop), spread.keeping():
             if workers is not None:
                 workers(solving.at_once)
             spread.start(solving)
@@ -407,6 +411,8 @@ class _Spread:
         """Keep what answers ``branch`` for the next run; below the moves, its tables are then
         of no more use."""
         names = self._names(branch.path)
+        if self.kept.bounds.get(names) == branch.bounds:
+            return  # (kept already, each time a result below it came)
         self.kept.bounds[names] = branch.bounds
         tables = self.request.tables_file
         if tables is not None and len(names) > 1:
@@ -459,7 +465,7 @@ class _Spread:
 
 @contextmanager
 def _move_solvers(
-    request: SolveRequest, moves: int
+    request: SolveRequest, tasks_at_first: int
 ) -> Iterator[tuple[TaskResults[tuple[Move, ...], TaskResult], AskedStop]]:
     """Where the tasks are solved, and how they are asked to stop: ``request.move_jobs``
     worker processes here (no more than ``moves`` where no task is split), or the Ray cluster
@@ -473,7 +479,7 @@ def _move_solvers(
     stop = stop_signal()
     processes = request.move_jobs
     if request.split_after is None:
-        processes = min(processes, moves)
+        processes = min(processes, tasks_at_first)
     with worker_pool(processes, warm_up_kernels, stop) as pool:
         yield WorkerResults(pool), stop
 
@@ -510,28 +516,28 @@ class SpreadCheckpoint:
     def read(cls, path: Path) -> SpreadCheckpoint:
         """The checkpoint in ``path`` (:class:`AgonError` naming what is wrong with it)."""
         what = "a spread solve's checkpoint"
-        found = read_versioned_json(path, SPLIT_FILE_BYTES, what, 1, "split")
+        kept = cls()
         try:
-            bounds = json.loads(read_text_limited(path, SPLIT_FILE_BYTES, what)).get("bounds", [])
-            return cls(
-                split={_moves_text(moves) for moves in found},
-                bounds={
-                    _moves_text(moves): (_bound(lower, -INF), _bound(upper, INF))
-                    for moves, lower, upper in bounds
-                },
-            )
-        except (TypeError, ValueError) as error:
-            raise AgonError(f"{path} is not {what}: {error}") from None
+            for entry in read_versioned_json(path, SPLIT_FILE_BYTES, what, 1, "positions"):
+                moves = _moves_text(entry["moves"])
+                if entry.get("split") is True:
+                    kept.split.add(moves)
+                if "bounds" in entry:
+                    lower, upper = entry["bounds"]
+                    kept.bounds[moves] = (_bound(lower, -INF), _bound(upper, INF))
+        except (TypeError, ValueError, KeyError, AttributeError) as error:
+            raise AgonError(f"{path} is not {what}: {error!s}") from None
+        return kept
 
     def write(self, path: Path) -> None:
-        data = {
-            "format": 1,
-            "split": sorted(map(list, self.split)),
-            "bounds": [
-                [list(moves), json_number(lower), json_number(upper)]
-                for moves, (lower, upper) in sorted(self.bounds.items())
-            ],
-        }
+        """Each position split or bounded, with what is known of it (a bound null: none)."""
+        positions = []
+        for moves in sorted(self.split | self.bounds.keys()):
+            entry: dict[str, object] = {"moves": list(moves), "split": moves in self.split}
+            if moves in self.bounds:
+                entry["bounds"] = [json_number(bound) for bound in self.bounds[moves]]
+            positions.append(entry)
+        data = {"format": 1, "positions": positions}
         try:
             replace_file(path, json.dumps(data) + "\n")
         except OSError as error:
