@@ -375,7 +375,8 @@ def test_after_a_stop_a_repeated_signal_cannot_kill_the_report() -> None:
 def test_a_stop_that_compiled_code_turned_into_its_own_error_is_found_beneath_it() -> None:
     """Numba calls back into Python to unbox a kernel passed as an argument; a signal handled
     there raised a TypeError ("missing 'sig'") with the stop only as its context."""
-    from agon.cli.common import Terminated, stop_beneath
+    from agon.cli.common import Terminated
+    from agon.core.workers import stop_beneath
 
     try:
         try:

@@ -141,3 +141,28 @@ def test_between_runs_after_each_unfinished_chunk_and_may_stop_the_work() -> Non
     with pytest.raises(KeyboardInterrupt):
         Chunks(1, 0.05).run(_counting([]), NO_LIMIT.start(), between=between)
     assert len(calls) == 3
+
+
+def test_a_stop_that_landed_in_a_chunk_as_another_error_stops_the_work() -> None:
+    """Numba, unboxing a kernel passed as an argument, calls back into Python; Ctrl-C landing
+    there came out as a TypeError ("missing 1 required positional argument: 'sig'") with the
+    stop lost. Once a stop was heard, such an error is the stop; before, it is an error."""
+    from agon.core.workers import hear_stop
+
+    def unboxing(count: int) -> tuple[int, bool]:
+        raise TypeError("_get_wrapper_address() missing 1 required positional argument: 'sig'")
+
+    with pytest.raises(TypeError):
+        Chunks(1, 0.05).run(unboxing, NO_LIMIT.start())
+    hear_stop()
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            Chunks(1, 0.05).run(unboxing, NO_LIMIT.start())
+
+        def ours(count: int) -> tuple[int, bool]:
+            raise AgonError("this position's game is too long for the solver's arrays")
+
+        with pytest.raises(AgonError):  # (Agon's own word is never a stop's)
+            Chunks(1, 0.05).run(ours, NO_LIMIT.start())
+    finally:
+        hear_stop(False)

@@ -17,7 +17,7 @@ from typer.testing import CliRunner
 
 from agon.cli import app
 from agon.core.game import Game, Move, State
-from agon.core.limits import Limit
+from agon.core.limits import Chunks, Limit
 from agon.core.player import Player
 from agon.games import make_game
 from agon.games.alak import Alak
@@ -408,6 +408,40 @@ def test_a_solve_out_of_time_reports_proven_bounds(game: Game, value: int, searc
     assert stopped.value.timed_out
     # (Alak 9 is worth 0 or 1: docs/results.md)
     assert stopped.value.lower <= value and value - 2 <= stopped.value.upper
+
+
+@searches
+def test_a_stop_that_compiled_code_lost_stops_the_solve_with_its_bounds(
+    monkeypatch: pytest.MonkeyPatch, search: Search,
+) -> None:
+    """Ctrl-C landing where Numba unboxes a kernel argument came out of the kernel's call as a
+    TypeError, the stop itself lost (CI, 2026-11-28): the solve must still stop as
+    interrupted, with its bounds, not end with the TypeError."""
+    from agon.core.workers import hear_stop
+
+    game = Alak(9)
+    solver = Solver(game, 14, chunk_seconds=0.01, search=search)
+    calls = [0]
+    run = Chunks.run
+
+    def losing_a_stop(chunks: Chunks, step: Any, *arguments: Any) -> Any:
+        def kernel_call(nodes: int) -> tuple[int, bool]:
+            calls[0] += 1
+            if calls[0] == 2:
+                hear_stop()  # (as the signal handler does, before its interrupt is lost)
+                raise TypeError("_get_wrapper_address() missing 1 required positional argument")
+            return step(nodes)  # type: ignore[no-any-return]
+
+        return run(chunks, kernel_call, *arguments)
+
+    monkeypatch.setattr(Chunks, "run", losing_a_stop)
+    try:
+        with pytest.raises(SolveInterrupted) as stopped:
+            solver.solve(game.new_state())
+    finally:
+        hear_stop(False)
+    assert not stopped.value.timed_out
+    assert stopped.value.lower <= 1 and stopped.value.upper >= 0  # (docs/results.md)
 
 
 def test_a_solve_whose_best_moves_run_out_of_time_reports_its_value_and_moves_so_far(

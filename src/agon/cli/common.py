@@ -24,7 +24,7 @@ from agon.core.errors import AgonError, NotationError, quoted, shortened
 from agon.core.game import MAX_MOVES_LENGTH, MAX_POSITION_LENGTH, Game, State
 from agon.core.limits import MAX_SECONDS
 from agon.core.options import Option
-from agon.core.workers import hear_stop, stop_asked
+from agon.core.workers import came_from_stop, hear_stop, stop_asked
 from agon.games import make_game, names, plugin, plugins
 
 GameArg = Annotated[
@@ -223,22 +223,6 @@ def play_moves(state: State, moves_text: str) -> None:
         state.play(move)
 
 
-def stop_beneath(error: BaseException) -> KeyboardInterrupt | None:
-    """The stop (Ctrl-C, or a signal raised as one) that ``error`` came out of, if any: a stop
-    that lands while compiled code calls back into Python (Numba unboxing a kernel passed as an
-    argument) comes out as that code's own error, with the stop only as its context."""
-    seen: BaseException | None = error.__context__
-    for _ in range(MAX_CONTEXTS):
-        if seen is None or isinstance(seen, KeyboardInterrupt):
-            return seen
-        seen = seen.__context__
-    return None
-
-
-MAX_CONTEXTS = 16
-"""How far down an error's contexts a stop is looked for."""
-
-
 class Terminated(KeyboardInterrupt):
     """SIGTERM or SIGHUP within :func:`terminate_as_interrupt`: work stops as on Ctrl-C, but
     where Ctrl-C only stops one piece of work of an interactive session (a hint, a review), this
@@ -390,6 +374,6 @@ def stoppable_work() -> Iterator[None]:
         try:
             yield
         except Exception as error:
-            if stop_beneath(error) is None and not stop_asked():
+            if not came_from_stop(error):
                 raise
             raise KeyboardInterrupt from error

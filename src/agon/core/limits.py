@@ -20,6 +20,7 @@ from dataclasses import dataclass, replace
 from enum import Enum
 
 from agon.core.errors import AgonError, quoted
+from agon.core.workers import came_from_stop
 
 MAX_SECONDS = 1e9
 """The longest time limit (some thirty years): longer ones are refused, not left to overflow
@@ -173,7 +174,9 @@ class Chunks:
         at the speed measured so far, or ``minimum`` (a chunk sized in an earlier, longer run
         would overrun a short limit). ``between`` runs after each chunk that did not finish the work
         (progress, stop requests: it may raise to stop). Returns the units done and why it
-        stopped."""
+        stopped. A stop that landed within ``step`` as some other error (a callback from
+        compiled code: :func:`agon.core.workers.came_from_stop`) is raised as the
+        ``KeyboardInterrupt`` it was."""
         done = 0
         first = True
         while True:
@@ -194,7 +197,12 @@ class Chunks:
             if self.rate is not None and seconds_left is not None:
                 want = min(want, max(self.minimum, int(self.rate * max(seconds_left, 0.0)) + 1))
             started = time.perf_counter()
-            ran, finished = step(want)
+            try:
+                ran, finished = step(want)
+            except Exception as error:
+                if not came_from_stop(error):
+                    raise
+                raise KeyboardInterrupt from error
             elapsed = time.perf_counter() - started
             done += ran
             spending.units += ran

@@ -238,6 +238,33 @@ def stop_asked() -> bool:
     return True
 
 
+def stop_beneath(error: BaseException) -> KeyboardInterrupt | None:
+    """The stop (Ctrl-C, or a signal raised as one) that ``error`` came out of, if any: a stop
+    that lands while compiled code calls back into Python (Numba unboxing a kernel passed as an
+    argument) may come out as that code's own error, with the stop only as its context."""
+    seen: BaseException | None = error.__context__
+    for _ in range(MAX_CONTEXTS):
+        if seen is None or isinstance(seen, KeyboardInterrupt):
+            return seen
+        seen = seen.__context__
+    return None
+
+
+MAX_CONTEXTS = 16
+"""How far down an error's contexts a stop is looked for."""
+
+
+def came_from_stop(error: Exception) -> bool:
+    """Whether ``error`` is what a stop turned into as it landed in a callback from compiled
+    code: a stop beneath it (:func:`stop_beneath`), or, where the callback lost the stop
+    altogether (Numba's unboxing of a kernel argument then calls on with a missing argument,
+    "missing 1 required positional argument: 'sig'"), a stop heard (:func:`stop_asked`). An
+    :class:`AgonError` is Agon's own word, never a stop's."""
+    if isinstance(error, AgonError):
+        return False
+    return stop_beneath(error) is not None or stop_asked()
+
+
 def winding_up() -> None:
     """In a worker: its task has ended its search, or seen the stop, and only keeps what it
     found (saves its tables) before it returns: after a stop, the parent waits for it however
