@@ -9,6 +9,8 @@ import asyncio
 import ipaddress
 import json
 import math
+import select
+import socket
 import time
 from collections import Counter, OrderedDict, deque
 from collections.abc import Callable, Iterator, Mapping
@@ -271,6 +273,15 @@ class GuardedHttp(HttpToolsProtocol):
       arena trusts is not capped, its clients' addresses being known only from their requests):
       beyond it a new connection is answered 503 and closed. A WebSocket leaves the count once
       upgraded: :class:`OpenSockets` counts those.
+
+    And one fix: **an idle connection is not closed with a request already waiting on it.**
+    Uvicorn's idle timeout closes a kept-alive connection from a timer; where the event loop
+    was busy (a slice of a crowd's updates) when the timer came due, a request that arrived
+    meanwhile is still unread when the timer runs, and closing then resets the connection: the
+    client's move got no answer (``ReadError``, docs/web.md, *The moves that got no answer*).
+    The timer now looks first, and leaves a waiting request to be read; and where it closes,
+    the client is told at once, not once the loop has run its next work, during which the
+    client could still send a request there.
     """
 
     head_seconds: ClassVar[float]
@@ -312,6 +323,17 @@ class GuardedHttp(HttpToolsProtocol):
     def on_response_complete(self) -> None:
         super().on_response_complete()
         self._awaiting_head = True  # (the next request's: timed from its first byte)
+
+    def timeout_keep_alive_handler(self) -> None:
+        if not self.transport.is_closing() and not self.flow.read_paused and _bytes_waiting(
+            self.transport
+        ):  # (read on the loop's next look at the network, which cancels this timer)
+            self.timeout_keep_alive_task = self.loop.call_later(
+                WAITING_REQUEST_RECHECK_SECONDS, self.timeout_keep_alive_handler
+            )
+            return
+        _end_sending_now(self.transport)
+        super().timeout_keep_alive_handler()
 
     def handle_websocket_upgrade(self) -> None:
         self._uncount()
@@ -365,6 +387,41 @@ class GuardedHttp(HttpToolsProtocol):
         if self.transport.can_write_eof():
             self.transport.write_eof()
         self.loop.call_later(LINGER_SECONDS, self.transport.close)
+
+
+WAITING_REQUEST_RECHECK_SECONDS = 0.05
+"""When an idle connection with a request waiting unread is looked at again, should the loop
+not have read it by then."""
+
+
+def _bytes_waiting(transport: asyncio.BaseTransport) -> bool:
+    """Whether the connection's socket has bytes the server has not read yet (or the client's
+    end of the connection, which the loop reads as such too)."""
+    sock = transport.get_extra_info("socket")
+    if sock is None:
+        return False
+    if hasattr(select, "poll"):  # (select.select refuses descriptors past FD_SETSIZE)
+        poller = select.poll()
+        poller.register(sock.fileno(), select.POLLIN)
+        return bool(poller.poll(0))
+    readable, _, _ = select.select([sock], [], [], 0)
+    return bool(readable)
+
+
+def _end_sending_now(transport: asyncio.BaseTransport) -> None:
+    """Tell the client at once that the connection is closing (a FIN), where the loop would
+    close it only after the work it runs next: a client sees it before it sends another
+    request there, and opens a new connection instead."""
+    sock = transport.get_extra_info("socket")
+    if sock is None:
+        return
+    own = socket.socket(fileno=sock.fileno())  # (the loop's descriptor, borrowed: detached below)
+    try:
+        own.shutdown(socket.SHUT_WR)
+    except OSError:
+        pass  # (the client has gone already)
+    finally:
+        own.detach()
 
 
 LINGER_SECONDS = 2.0
