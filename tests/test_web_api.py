@@ -430,6 +430,29 @@ def test_a_game_s_position_is_kept_between_requests_not_replayed(
     assert replays == [0]
 
 
+def test_a_move_reads_its_game_once_and_answers_with_it_as_stored(
+    client: TestClient, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A move checks the kept position's revision once, before it is played; its answer and
+    its broadcast are the game as this process stored it, not read again."""
+    seat, _ = start_game(client, game="alak", options={"size": 5}, opponent="local")
+    assert seat.view()["revision"] == 0
+    store = client.app.state.arena.store  # type: ignore[attr-defined]
+    revision = store._revision
+    checks: list[str] = []
+
+    def counted(game_id: str) -> int | None:
+        checks.append(game_id)
+        return revision(game_id)  # type: ignore[no-any-return]
+
+    monkeypatch.setattr(store, "_revision", counted)
+    for ply, move in enumerate(("1", "3", "5"), start=1):
+        answer = seat.move(move)
+        assert answer.status_code == 200
+        assert answer.json()["revision"] == ply and answer.json()["moves"][-1]["text"] == move
+        assert checks == [seat.game_id] * ply
+
+
 def test_a_change_another_process_made_is_seen_though_a_position_is_kept(
     client: TestClient,
 ) -> None:

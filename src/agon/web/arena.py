@@ -310,8 +310,8 @@ class Arena:
             loaded = await self.load(game_id)
             require_turn(loaded, token)
             move = loaded.state.play_text(text)
-            await self.store_move(loaded, move)
-        return await self._announce(game_id, token)
+            stored = await self.store_move(loaded, move)
+        return await self._announce(game_id, token, stored)
 
     async def undo(self, game_id: str, token: str | None) -> dict[str, Any]:
         async with self.lock(game_id):
@@ -460,9 +460,10 @@ class Arena:
 
     async def store_move(
         self, loaded: Loaded, move: Move, claim: TurnClaim | None = None
-    ) -> None:
+    ) -> Loaded:
         """Store the move just played on ``loaded.state`` (committed before this returns;
-        ``claim``: the computer's turn it plays)."""
+        ``claim``: the computer's turn it plays); returns the game as stored (a copy of its
+        own for the caller)."""
         stored = loaded.stored
         self._own_change(stored.id, stored.revision + 1)
         text, outcome, at = loaded.game.format_move(move), outcome_of(loaded), stored_now()
@@ -473,7 +474,9 @@ class Arena:
             )
         except StaleGame as error:
             raise Conflict(str(error)) from None
-        self._keep(loaded.with_move_stored(stored.changed(outcome, [*stored.moves, text], at)))
+        after = loaded.with_move_stored(stored.changed(outcome, [*stored.moves, text], at))
+        self._keep(after)
+        return after.copy()
 
     def _own_change(self, game_id: str, revision: int) -> None:
         """This process is storing ``revision`` of the game: when it is announced, it is no
@@ -483,19 +486,23 @@ class Arena:
         while len(self._own_changes) > KEPT_OWN_CHANGES:
             self._own_changes.popitem(last=False)
 
-    async def announce(self, game_id: str) -> Loaded:
+    async def announce(self, game_id: str, stored: Loaded | None = None) -> Loaded:
         """Tell every watcher of the game's new state (and the computer, where it is to move);
-        returns the game."""
-        loaded = await self.load(game_id)
+        returns the game. ``stored``: the game as this process has just stored it, announced
+        as it is (else the game is read: another process's change made meanwhile reaches the
+        watchers as its own news, and the hub never sends a revision older than one sent)."""
+        loaded = stored or await self.load(game_id)
         self.broadcast(loaded)
         self.computer.ensure_thinking(loaded)
         if not loaded.active:
             await self.computer.engines.release(game_id)
         return loaded
 
-    async def _announce(self, game_id: str, token: str | None) -> dict[str, Any]:
+    async def _announce(
+        self, game_id: str, token: str | None, stored: Loaded | None = None
+    ) -> dict[str, Any]:
         """:meth:`announce`; returns the requester's view."""
-        loaded = await self.announce(game_id)
+        loaded = await self.announce(game_id, stored)
         return views.seat_view(self.public_view(loaded), loaded, token)
 
     def public_view(self, loaded: Loaded) -> dict[str, Any]:

@@ -75,9 +75,9 @@ class GameAccess(Protocol):
 
     async def store_move(
         self, loaded: Loaded, move: Move, claim: TurnClaim | None = None
-    ) -> None: ...
+    ) -> Loaded: ...
 
-    async def announce(self, game_id: str) -> Loaded: ...
+    async def announce(self, game_id: str, stored: Loaded | None = None) -> Loaded: ...
 
     async def forfeit(
         self, loaded: Loaded, colour: str, reason: str, claim: TurnClaim | None = None
@@ -274,16 +274,17 @@ class Computer:
         assert colour is not None
         spec = loaded.stored.agents[colour] or "random"
         choice = await self._choose(loaded, spec)
+        stored = None
         try:
             async with self._games.lock(game_id):
                 if isinstance(choice, Forfeit):
                     await self._games.forfeit(loaded, colour, str(choice), claim)
                 else:
                     move = self._checked(loaded, choice, spec)
-                    await self._games.store_move(loaded, move, claim)
+                    stored = await self._games.store_move(loaded, move, claim)
         except Conflict:
             return  # undone or resigned meanwhile: the turn was dropped, and any new one queued
-        after = await self._games.announce(game_id)
+        after = await self._games.announce(game_id, stored)
         self._start_pondering(after, spec)
 
     def _start_pondering(self, loaded: Loaded, spec: str) -> None:

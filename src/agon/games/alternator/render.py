@@ -218,23 +218,32 @@ def _label(x: int, y: int, text: str) -> str:
 
 
 def _svg_cell(state: AlternatorState, cell: int, highlighted: bool, last: bool) -> str:
-    game = state.game
+    return _svg_cell_drawn(
+        state.game, cell, state.is_pit(cell), state.size(cell), state.stem_target(cell),
+        highlighted, last,
+    )
+
+
+@lru_cache(maxsize=16384)  # (the arena draws the board at every move: most cells are as before)
+def _svg_cell_drawn(
+    game: Alternator, cell: int, pit: bool, size: int, target: int | None, highlighted: bool,
+    last: bool,
+) -> str:
+    """One cell's marks, from what they depend on."""
     cx, cy = _centre(game, cell)
     classes = ["cell", "dark" if game.is_dark(cell) else "light"]
-    classes.append("pit" if state.is_pit(cell) else "root")
+    classes.append("pit" if pit else "root")
     if highlighted:
         classes.append("highlight")
     if last:
         classes.append("last")
     half = CELL // 2
     name = game.cell_name(cell)
-    size = state.size(cell)
-    content = f", tree of {size}" if size >= 2 else ", pit" if state.is_pit(cell) else ""
+    content = f", tree of {size}" if size >= 2 else ", pit" if pit else ""
     parts = [
         f'<g class="{" ".join(classes)}" data-place="{name}" aria-label="{name}{content}">',
         f'<rect x="{cx - half}" y="{cy - half}" width="{CELL}" height="{CELL}"/>',
     ]
-    target = state.stem_target(cell)
     if target is not None:
         tx, ty = _centre(game, target)
         parts.append(f'<line class="stem" x1="{cx}" y1="{cy}" x2="{tx}" y2="{ty}"/>')
