@@ -4,8 +4,9 @@
 
 Plays ``--games`` friend games of Alternator 8×8 by random moves, ``--at-once`` at a time,
 through the arena's ASGI app with ``httpx`` (no sockets, no server: the client's work is in
-the figure too), on a throw-away SQLite file, each game with one spectator's WebSocket
-replaced by the arena's own broadcast to nobody. Prints moves, CPU seconds and CPU a move.
+the figure too), on a throw-away SQLite file, with no one watching (a move's broadcast is
+built and offered to no socket). Prints moves, CPU seconds, CPU a move, moves a second (of
+the wall clock) and the database's commits.
 With ``--profile``, the run is profiled (cProfile) and the functions that took the most time,
 with what they called, are printed; the stats are kept in FILE. Run it on two checkouts in
 turns (``PYTHONPATH=CHECKOUT/src``) to compare them: figures from one run are noisy.
@@ -25,6 +26,7 @@ from pathlib import Path
 from typing import Any
 
 import httpx
+from sqlalchemy import event
 
 from agon.games import make_game
 from agon.web.app import create_app
@@ -61,7 +63,7 @@ async def play_one(client: httpx.AsyncClient, moves: list[str]) -> int:
     return len(moves)
 
 
-async def play_all(database: Path, games: int, at_once: int) -> tuple[int, float]:
+async def play_all(database: Path, games: int, at_once: int) -> tuple[int, float, float, int]:
     limits = ArenaLimits(games_per_minute=1_000_000, reads_per_minute=1_000_000)
     app = create_app(str(database), executor="thread", workers=1, warm=False, limits=limits)
     async with app.router.lifespan_context(app):
@@ -75,9 +77,12 @@ async def play_all(database: Path, games: int, at_once: int) -> tuple[int, float
                 async with gate:
                     return await play_one(client, moves)
 
-            started = time.process_time()
+            commits = [0]
+            event.listen(app.state.arena.store.engine, "commit", lambda _: commits.__setitem__(
+                0, commits[0] + 1))
+            started, wall = time.process_time(), time.perf_counter()
             moves = sum(await asyncio.gather(*(gated(moves) for moves in games_moves)))
-            return moves, time.process_time() - started
+            return moves, time.process_time() - started, time.perf_counter() - wall, commits[0]
 
 
 async def _inline(function: Any, /, *arguments: Any, **keywords: Any) -> Any:
@@ -101,13 +106,16 @@ def main() -> None:
         if profile is not None:
             asyncio.to_thread = _inline  # type: ignore[assignment]
             profile.enable()
-        moves, seconds = asyncio.run(play_all(database, arguments.games, arguments.at_once))
+        moves, seconds, wall, commits = asyncio.run(
+            play_all(database, arguments.games, arguments.at_once)
+        )
         if profile is not None:
             profile.disable()
             profile.dump_stats(arguments.profile)
             stats = pstats.Stats(str(arguments.profile)).sort_stats("tottime")
             stats.print_stats(40)
-    print(f"{moves} moves, {seconds:.2f} CPU s, {1000 * seconds / moves:.3f} ms a move")
+    print(f"{moves} moves, {seconds:.2f} CPU s, {1000 * seconds / moves:.3f} ms a move, "
+          f"{moves / wall:.0f} moves a second, {commits} commits")
 
 
 if __name__ == "__main__":

@@ -6,13 +6,14 @@ import json
 import threading
 import time
 from collections.abc import Callable
+from functools import partial
 from pathlib import Path
 from typing import Any
 
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from sqlalchemy import event
+from sqlalchemy import event, insert
 
 from agon.core.records import GameRecord
 from agon.games import make_game
@@ -21,7 +22,7 @@ from agon.web import seats as seats_module
 from agon.web import thinking as thinking_module
 from agon.web.app import create_app
 from agon.web.config import database_url, default_db_path
-from agon.web.store import Base, Outcome, StaleGame, Store
+from agon.web.store import Base, MoveRow, Outcome, StaleGame, Store
 from web_fixtures import (
     DATABASES,
     Seat,
@@ -366,6 +367,87 @@ def test_one_process_s_writers_take_turns_before_they_reach_sqlite(tmp_path: Pat
         player.join()
     store.close()
     assert failures == []
+
+
+def _waiting_changes(store: Store, count: int) -> None:
+    """Wait (generously) until ``count`` changes wait for the group being committed."""
+    deadline = time.monotonic() + 30
+    while len(store._group._waiting) < count:  # type: ignore[union-attr]  # (SQLite's)
+        assert time.monotonic() < deadline, "the changes did not come"
+        time.sleep(0.01)
+
+
+def _in_threads(
+    calls: list[Callable[[], object]],
+) -> tuple[list[threading.Thread], dict[int, BaseException]]:
+    """Each call started in a thread of its own; the errors they raise, by call."""
+    errors: dict[int, BaseException] = {}
+
+    def run(index: int) -> None:
+        try:
+            calls[index]()
+        except BaseException as error:  # (a thread's failure, looked at by the test)
+            errors[index] = error
+
+    threads = [threading.Thread(target=run, args=(index,)) for index in range(len(calls))]
+    for thread in threads:
+        thread.start()
+    return threads, errors
+
+
+@pytest.mark.parametrize("trouble", ["none", "stale", "played"])
+def test_moves_that_come_while_one_commits_are_committed_together_each_refused_alone(
+    tmp_path: Path, trouble: str
+) -> None:
+    """On SQLite a process's changes wait while one commits, and are then committed in one
+    transaction; one whose game changed meanwhile (``stale``), or whose turn a row already
+    holds (``played``), is refused as it would be alone, and the others are stored."""
+    store = Store(database_url(str(tmp_path / "group.db")))
+    seats: dict[str, dict[str, str | None]] = {"black": {"token": "t"}, "white": {"token": "t"}}
+    games = [f"game{index}" for index in range(5)]
+    for game_id in games:
+        store.create(game_id=game_id, game="alak", options={"size": 5}, mode="local",
+                     seats=seats, host=None)
+    if trouble == "played":  # (a move row that the game's revision does not count)
+        with store.engine.begin() as connection:
+            connection.execute(insert(MoveRow).values(game_id="game4", ply=1, text="2"))
+    commits: list[int] = []
+    event.listen(store.engine, "commit", lambda connection: commits.append(1))
+    revision_of_last = 7 if trouble == "stale" else 0
+    calls: list[Callable[[], object]] = [
+        partial(store.append_move, game_id, revision_of_last if game_id == "game4" else 0, 1,
+                "1", Outcome())
+        for game_id in games
+    ]
+    group = store._group
+    assert group is not None
+    with store._writing:  # (the first change waits here, the others behind it)
+        threads, errors = _in_threads(calls[:1])
+        deadline = time.monotonic() + 30
+        while not group._committing:  # (the first has taken its group, alone)
+            assert time.monotonic() < deadline, "the first change did not come"
+            time.sleep(0.01)
+        more, more_errors = _in_threads(calls[1:])
+        _waiting_changes(store, 4)
+    for thread in [*threads, *more]:
+        thread.join(timeout=30)
+    refused = {games[1 + index]: error for index, error in more_errors.items()}
+    assert not errors
+    if trouble == "none":
+        assert refused == {}
+    else:
+        assert list(refused) == ["game4"] and isinstance(refused["game4"], StaleGame)
+    stored = {game_id: store.load(game_id) for game_id in games}
+    for game_id, game in stored.items():
+        assert game is not None
+        if game_id in refused:
+            assert game.revision == 0 and game.moves == (["2"] if trouble == "played" else [])
+        else:
+            assert game.revision == 1 and game.moves == ["1"]
+    # the first alone, then the four together; where one of them failed there, the others
+    # each alone again
+    assert len(commits) == (4 if trouble == "played" else 2)
+    store.close()
 
 
 def test_a_game_is_read_as_one_moment_while_moves_are_stored(arena_url: str) -> None:

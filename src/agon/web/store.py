@@ -16,7 +16,7 @@ import os
 import secrets
 import socket
 import threading
-from collections.abc import Collection, Iterator
+from collections.abc import Callable, Collection, Iterator
 from contextlib import AbstractContextManager, contextmanager, nullcontext
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime, timedelta
@@ -238,8 +238,64 @@ class TurnClaim:
         self.session.close()
 
 
+@dataclass
+class _Change:
+    """One change of a game at ``revision``: ``statements`` run in its transaction, after the
+    game's row is bumped; ``error``: why it was not committed (set where it was committed
+    with others)."""
+
+    game_id: str
+    revision: int
+    outcome: Outcome
+    statements: Callable[[Session], None]
+    at: datetime | None = None
+    error: BaseException | None = None
+    done: bool = False
+
+
+class _GroupCommit:
+    """A process's changes of games on SQLite, committed together: SQLite syncs each commit to
+    disk, the largest part of a move's cost, and lets one transaction write at a time. While
+    one group commits, the changes that come wait; the first of them then commits them all in
+    one transaction, and each caller goes on once its change is committed (or refused), as
+    alone (docs/web.md, *Moves committed together*)."""
+
+    def __init__(self, store: Store) -> None:
+        self._store = store
+        self._waiting: list[_Change] = []
+        self._committing = False
+        self._turn = threading.Condition()
+
+    def commit(self, change: _Change) -> None:
+        """Commit ``change`` with those waiting with it; raises what refused it."""
+        with self._turn:
+            self._waiting.append(change)
+            while self._committing and not change.done:
+                self._turn.wait()
+            group: list[_Change] = []
+            if not change.done:
+                self._committing = True
+                group, self._waiting = self._waiting, []
+        if group:
+            try:
+                self._store._commit_group(group)
+            except BaseException as error:
+                for other in group:
+                    other.error = other.error or error
+                raise
+            finally:
+                with self._turn:
+                    for done in group:
+                        done.done = True
+                    self._committing = False
+                    self._turn.notify_all()
+        if change.error is not None:
+            raise change.error
+
+
 class Store:
-    """Synchronous, thread-safe access to the games (each call is one short transaction)."""
+    """Synchronous, thread-safe access to the games (each call is one short transaction; on
+    SQLite, a change of a game may share its transaction with others: :class:`_GroupCommit`)."""
 
     def __init__(self, url: URL | str) -> None:
         self.engine: Engine = _make_engine(url)
@@ -258,6 +314,8 @@ class Store:
         lock here, woken as it is let go, rather than in SQLite's busy handler, which sleeps
         up to 100 ms between tries while later writers get in (an unlucky move waited
         seconds there)."""
+        self._group = _GroupCommit(self) if self.engine.dialect.name == "sqlite" else None
+        """On SQLite, the games' changes committed together (:class:`_GroupCommit`)."""
 
     def close(self) -> None:
         self.engine.dispose()
@@ -318,17 +376,23 @@ class Store:
         """Store move number ``ply``; returns the new revision. Committed before it returns.
         ``claim``: the computer's turn this move plays (done with it); ``at``: the time of the
         change (now: :func:`stored_now`)."""
+
+        def insert_move(session: Session) -> None:
+            session.execute(insert(MoveRow).values(game_id=game_id, ply=ply, text=text))
+
         try:
-            with self._change(game_id, revision, outcome, claim, at) as session:
-                session.execute(insert(MoveRow).values(game_id=game_id, ply=ply, text=text))
+            self._change(_Change(game_id, revision, outcome, insert_move, at), claim)
         except IntegrityError:
             raise StaleGame("that turn has already been played") from None
         return revision + 1
 
     def truncate(self, game_id: str, revision: int, keep: int, outcome: Outcome) -> int:
         """Delete every move after the first ``keep`` (undo); returns the new revision."""
-        with self._change(game_id, revision, outcome) as session:
+
+        def delete_moves(session: Session) -> None:
             session.execute(delete(MoveRow).where(MoveRow.game_id == game_id, MoveRow.ply > keep))
+
+        self._change(_Change(game_id, revision, outcome, delete_moves))
         return revision + 1
 
     def finish(
@@ -336,62 +400,93 @@ class Store:
     ) -> int:
         """Store an outcome without a move (a resignation, a forfeit); returns the new
         revision."""
-        with self._change(game_id, revision, outcome, claim):
-            pass
+        self._change(_Change(game_id, revision, outcome, lambda session: None), claim)
         return revision + 1
 
-    @contextmanager
-    def _change(
-        self, game_id: str, revision: int, outcome: Outcome, claim: TurnClaim | None = None,
-        at: datetime | None = None,
-    ) -> Iterator[Session]:
-        """One change of the game at ``revision``, in one transaction (the claim's, if given:
-        its turn is done with the change, or, if the game changed meanwhile, dropped): the
-        game's row bumped (:class:`StaleGame` if its revision is no longer ``revision``), the
-        block's changes, the computer's next turn queued, the change announced."""
-        if claim is None:
-            session = self._sessions()
-            session.begin()
-            with self._writing, self._changing(session, game_id, revision, outcome, at=at):
-                yield session
+    def _change(self, change: _Change, claim: TurnClaim | None = None) -> None:
+        """Commit ``change`` in a transaction of its own (the claim's, if given: its turn is
+        done with the change, or, if the game changed meanwhile, dropped), or, on SQLite, with
+        the other changes this process makes meanwhile (:class:`_GroupCommit`)."""
+        if claim is not None:
+            with claim.lock, self._writing:
+                try:
+                    claim.delete_row()
+                    self._commit_alone(claim.session, change, thinker=self.process)
+                finally:
+                    claim.close()
             return
-        with claim.lock, self._writing:
-            try:
-                claim.delete_row()
-                with self._changing(
-                    claim.session, game_id, revision, outcome, thinker=self.process, at=at
-                ):
-                    yield claim.session
-            finally:
-                claim.close()
+        if self._group is not None:
+            self._group.commit(change)
+            return
+        with self._writing:
+            self._commit_alone(self._sessions(), change)
 
-    @contextmanager
-    def _changing(
-        self, session: Session, game_id: str, revision: int, outcome: Outcome,
-        thinker: str | None = None, at: datetime | None = None,
-    ) -> Iterator[None]:
+    def _commit_alone(
+        self, session: Session, change: _Change, thinker: str | None = None
+    ) -> None:
+        """Commit ``change`` in ``session``'s transaction, then close it."""
         try:
-            kept = {} if thinker is None else {"thinker": thinker}
-            bumped = session.execute(
-                update(GameRow)
-                .where(GameRow.id == game_id, GameRow.revision == revision)
-                .values(**_changed(outcome, at), **kept)
-                .execution_options(synchronize_session=False)  # (no game objects in session)
-            )
-            if bumped.rowcount != 1:  # type: ignore[attr-defined]
-                session.commit()  # (a stale turn's row deleted)
-                raise StaleGame("the game changed meanwhile: look again and retry")
-            yield
-            if outcome.computer_next:
-                self._queue_turn(session, game_id, revision + 1)
-            if self.notifies:
-                _notify(session, CHANGES_CHANNEL, f"{game_id} {revision + 1}")
+            if not session.in_transaction():
+                session.begin()
+            self._apply(session, change, thinker)
             session.commit()
+        except StaleGame:
+            session.commit()  # (a stale turn's row deleted)
+            raise
         except BaseException:
             session.rollback()
             raise
         finally:
             session.close()
+
+    def _commit_group(self, group: list[_Change]) -> None:
+        """Commit every change of ``group`` in one transaction, each one's refusal (its game
+        changed meanwhile) set on it alone; where anything else fails, each is committed
+        alone, so that a failure is only its own change's."""
+        session = self._sessions()
+        try:
+            with self._writing:
+                session.begin()
+                for change in group:
+                    try:
+                        self._apply(session, change)
+                    except StaleGame as stale:  # (its update matched no row: nothing written)
+                        change.error = stale
+                session.commit()
+            return
+        except Exception:
+            session.rollback()
+            if len(group) == 1:
+                raise
+        finally:
+            session.close()
+        for change in group:
+            change.error = None
+            try:
+                with self._writing:
+                    self._commit_alone(self._sessions(), change)
+            except Exception as error:
+                change.error = error
+
+    def _apply(self, session: Session, change: _Change, thinker: str | None = None) -> None:
+        """The statements of one change of a game at its revision, in ``session``'s
+        transaction: the game's row bumped (:class:`StaleGame` if its revision is no longer
+        the change's, before anything is written), the change's own statements, the
+        computer's next turn queued, the change announced."""
+        kept = {} if thinker is None else {"thinker": thinker}
+        bumped = session.execute(
+            update(GameRow)
+            .where(GameRow.id == change.game_id, GameRow.revision == change.revision)
+            .values(**_changed(change.outcome, change.at), **kept)
+            .execution_options(synchronize_session=False)  # (no game objects in session)
+        )
+        if bumped.rowcount != 1:  # type: ignore[attr-defined]
+            raise StaleGame("the game changed meanwhile: look again and retry")
+        change.statements(session)
+        if change.outcome.computer_next:
+            self._queue_turn(session, change.game_id, change.revision + 1)
+        if self.notifies:
+            _notify(session, CHANGES_CHANNEL, f"{change.game_id} {change.revision + 1}")
 
     def _queue_turn(self, session: Session, game_id: str, revision: int) -> None:
         session.add(TurnRow(game_id=game_id, revision=revision, queued=datetime.now(UTC)))
