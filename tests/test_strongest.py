@@ -170,3 +170,43 @@ def test_the_solver_tries_again_as_the_game_shrinks(
     for _ in shares_after_proof:
         agent.analyse(state)
     assert shares == shares_after_proof
+
+
+def test_a_position_the_store_knows_leaves_the_solver_s_record_as_it_was(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The store's answer is not the solver's proof. On Alak tromp-taylor 11 the store knows
+    the start; counted as a proof, it gave the solver most of the time again at the next two
+    moves, which it could not prove, and alpha-beta a tenth of a second for each (the second
+    and third moves gave 12 points away in 500 positions: docs/search.md)."""
+    from agon.study.analysis import PositionAnalysis
+    from agon.study.values import Value
+
+    game = make_game("alak", {"size": 7})
+    agent = StrongestAgent(game, Limit(count=1), exact=None)
+    state = game.new_state()
+    shares: list[float] = []
+
+    def in_store() -> bool:  # (the position of the first move only)
+        return not shares
+
+    def known(_: State, moves: bool = True) -> object:
+        return PositionAnalysis(Value(0.0, True), state.legal_moves()[:1], source="store") if (
+            in_store()
+        ) else None
+
+    def analysed(_: State, __: Limit, moves: bool, exact_share: float, **___: object) -> object:
+        stored = in_store()
+        shares.append(exact_share)
+        return PositionAnalysis(  # (the store's answer is exact; the engine's is not)
+            Value(0.0, stored), state.legal_moves()[:1], source="store" if stored else "engine",
+            best_proven=stored,
+        )
+
+    monkeypatch.setattr(agent.analyst, "known", known)
+    monkeypatch.setattr(agent.analyst, "analyse", analysed)
+    for _ in range(4):
+        agent.analyse(state)
+    # the start's share; then, the store's answer not counted, the start's try again, and the
+    # failures' schedule from there (a proof counted would give 0.9, 0.9, 0.9, 0.1)
+    assert shares == [0.9, 0.9, 0.1, 0.9]

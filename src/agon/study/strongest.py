@@ -14,10 +14,11 @@ to prove a move's position (the start counts as one), and the solver tries again
 the time after 3, 7, 15 … (the positions shrink as the game goes on, and one just too large for
 it, two moves into a small board's game, is proven a move or two later: docs/search.md, *The
 strongest agent on the largest solved boards*); a wide game starts beyond its reach and stays
-there until the solver proves a position. It plays for the best margin where the game scores
-points, not only for the result, choosing at random (seeded) among the moves that keep the exact
-value. This is :class:`~agon.study.analysis.Analyst`'s analysis, the same as the hint's and the
-analysis board's: the computer plays what the study says.
+there until the solver proves a position. A position the stores answer counts neither way.
+It plays for the best margin where the game scores points, not only for the result, choosing
+at random (seeded) among the moves that keep the exact value. This is
+:class:`~agon.study.analysis.Analyst`'s analysis, the same as the hint's and the analysis
+board's: the computer plays what the study says.
 """
 
 from __future__ import annotations
@@ -86,12 +87,14 @@ class StrongestAgent(Agent):
         mover = state.to_move
         assert mover is not None, "the game is over: there is no move to choose"
         started = time.monotonic()
+        stored = self.analyst.known(state, moves=False) is not None
         found = self.analyst.analyse(
             state, limit or self.limit, moves=False, exact_share=self.solver_share(),
             engine=self.wide_search if self.wide else None,
         )
         exact = found.value.exact and found.best_proven
-        self._failures = 0 if exact else self._failures + 1
+        if not stored:  # (the store's answer says nothing of what the solver can prove)
+            self._failures = 0 if exact else self._failures + 1
         best = found.best_moves
         move = best[0] if len(best) == 1 else self._choices.choice(best)
         variation = found.principal_variation
@@ -111,7 +114,8 @@ class StrongestAgent(Agent):
         within its reach (it proved the last move's position, or the game starts), and, in a
         narrow game, again after 1, 3, 7, 15 … moves in a row it failed to prove (one less than
         a power of two, the start counting as one: a few of a long game's moves, further and
-        further apart); :data:`SOLVER_SHARE_BEYOND_REACH` otherwise."""
+        further apart); :data:`SOLVER_SHARE_BEYOND_REACH` otherwise. A position the store
+        knows counts neither way: the solver did not try it."""
         failures = self._failures
         if self.wide:
             return SOLVER_SHARE if failures == 0 else SOLVER_SHARE_BEYOND_REACH
