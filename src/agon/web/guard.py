@@ -400,11 +400,14 @@ def _bytes_waiting(transport: asyncio.BaseTransport) -> bool:
     sock = transport.get_extra_info("socket")
     if sock is None:
         return False
-    if hasattr(select, "poll"):  # (select.select refuses descriptors past FD_SETSIZE)
-        poller = select.poll()
-        poller.register(sock.fileno(), select.POLLIN)
-        return bool(poller.poll(0))
-    readable, _, _ = select.select([sock], [], [], 0)
+    try:
+        if hasattr(select, "poll"):  # (select.select refuses descriptors past FD_SETSIZE)
+            poller = select.poll()
+            poller.register(sock.fileno(), select.POLLIN)
+            return bool(poller.poll(0))
+        readable, _, _ = select.select([sock], [], [], 0)
+    except (OSError, ValueError):
+        return False  # (closed already)
     return bool(readable)
 
 
@@ -415,7 +418,10 @@ def _end_sending_now(transport: asyncio.BaseTransport) -> None:
     sock = transport.get_extra_info("socket")
     if sock is None:
         return
-    own = socket.socket(fileno=sock.fileno())  # (the loop's descriptor, borrowed: detached below)
+    try:
+        own = socket.socket(fileno=sock.fileno())  # (the loop's descriptor, borrowed)
+    except OSError:
+        return  # (closed already)
     try:
         own.shutdown(socket.SHUT_WR)
     except OSError:

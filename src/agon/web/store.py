@@ -446,18 +446,19 @@ class Store:
         session = self._sessions()
         try:
             with self._writing:
-                session.begin()
-                for change in group:
-                    try:
-                        self._apply(session, change)
-                    except StaleGame as stale:  # (its update matched no row: nothing written)
-                        change.error = stale
-                session.commit()
-            return
-        except Exception:
-            session.rollback()
-            if len(group) == 1:
-                raise
+                try:
+                    session.begin()
+                    for change in group:
+                        try:
+                            self._apply(session, change)
+                        except StaleGame as stale:  # (its update matched no row: no writes)
+                            change.error = stale
+                    session.commit()
+                    return
+                except Exception:
+                    session.rollback()  # (before another writer may begin)
+                    if len(group) == 1:
+                        raise
         finally:
             session.close()
         for change in group:
