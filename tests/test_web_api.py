@@ -33,6 +33,7 @@ from web_fixtures import (
     receive_within,
     replayed,
     start_game,
+    wait_for,
 )
 
 __all__ = ["client", "make_client"]  # fixtures used by name
@@ -369,14 +370,6 @@ def test_one_process_s_writers_take_turns_before_they_reach_sqlite(tmp_path: Pat
     assert failures == []
 
 
-def _waiting_changes(store: Store, count: int) -> None:
-    """Wait (generously) until ``count`` changes wait for the group being committed."""
-    deadline = time.monotonic() + 30
-    while len(store._group._waiting) < count:  # type: ignore[union-attr]  # (SQLite's)
-        assert time.monotonic() < deadline, "the changes did not come"
-        time.sleep(0.01)
-
-
 def _in_threads(
     calls: list[Callable[[], object]],
 ) -> tuple[list[threading.Thread], dict[int, BaseException]]:
@@ -423,12 +416,9 @@ def test_moves_that_come_while_one_commits_are_committed_together_each_refused_a
     assert group is not None
     with store._writing:  # (the first change waits here, the others behind it)
         threads, errors = _in_threads(calls[:1])
-        deadline = time.monotonic() + 30
-        while not group._committing:  # (the first has taken its group, alone)
-            assert time.monotonic() < deadline, "the first change did not come"
-            time.sleep(0.01)
+        wait_for(lambda: group._committing, "first change, taking its group alone")
         more, more_errors = _in_threads(calls[1:])
-        _waiting_changes(store, 4)
+        wait_for(lambda: len(group._waiting) == 4, "four changes waiting behind it")
     for thread in [*threads, *more]:
         thread.join(timeout=30)
     refused = {games[1 + index]: error for index, error in more_errors.items()}

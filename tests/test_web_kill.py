@@ -19,7 +19,7 @@ import pytest
 from websockets.sync.client import connect
 
 from agon.games import make_game
-from web_fixtures import ArenaProcess
+from web_fixtures import ArenaProcess, wait_for
 
 pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("web-kill")]
 
@@ -144,13 +144,6 @@ DEADLINE_S = 180.0
 """How long the test waits for each count (generous: a loaded machine is slow, not wrong)."""
 
 
-def wait_for(reached: Any, what: str) -> None:
-    deadline = time.monotonic() + DEADLINE_S
-    while not reached():
-        assert time.monotonic() < deadline, f"no {what} within {DEADLINE_S:.0f} s"
-        time.sleep(0.05)
-
-
 def test_a_killed_arena_loses_no_acknowledged_move(tmp_path: Path) -> None:
     server = ArenaProcess(tmp_path / "arena.db")
     server.start()
@@ -158,7 +151,7 @@ def test_a_killed_arena_loses_no_acknowledged_move(tmp_path: Path) -> None:
     players = [Player(server, number, stop) for number in range(8)]
     for player in players:
         player.start()
-    wait_for(lambda: all(player.game_id for player in players), "games created")
+    wait_for(lambda: all(player.game_id for player in players), "games created", DEADLINE_S)
     watcher = Watcher(server, players[1].game_id, watching)
     watcher.start()
 
@@ -171,12 +164,15 @@ def test_a_killed_arena_loses_no_acknowledged_move(tmp_path: Path) -> None:
     try:
         for _ in range(kills):
             target = acknowledged() + MOVES_BETWEEN_KILLS
-            wait_for(lambda target=target: acknowledged() >= target, "moves before the kill")
+            wait_for(
+                lambda target=target: acknowledged() >= target, "moves before the kill",
+                DEADLINE_S,
+            )
             server.kill()
             time.sleep(0.3)
             restart_seconds.append(server.start())
         target = acknowledged() + MOVES_BETWEEN_KILLS
-        wait_for(lambda: acknowledged() >= target, "moves after the last restart")
+        wait_for(lambda: acknowledged() >= target, "moves after the last restart", DEADLINE_S)
     finally:
         stop.set()
         for player in players:
@@ -184,7 +180,10 @@ def test_a_killed_arena_loses_no_acknowledged_move(tmp_path: Path) -> None:
     # the watcher goes on until it has seen the game's last revision
     final = httpx.get(f"{server.url}/api/games/{players[1].game_id}", timeout=30).json()
     try:
-        wait_for(lambda: watcher.revision >= final["revision"], "last revision at the watcher")
+        wait_for(
+            lambda: watcher.revision >= final["revision"], "last revision at the watcher",
+            DEADLINE_S,
+        )
     finally:
         watching.set()
         watcher.join(timeout=10)

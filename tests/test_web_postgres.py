@@ -8,12 +8,10 @@ from __future__ import annotations
 import itertools
 import json
 import threading
-import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
-from typing import Any
 
 import pytest
 from sqlalchemy import create_engine, select, text
@@ -32,6 +30,7 @@ from web_fixtures import (
     receive_within,
     replayed,
     start_game,
+    wait_for,
 )
 
 __all__ = ["make_client"]  # fixtures used by name
@@ -43,14 +42,6 @@ DEADLINE = 60.0
 @pytest.fixture
 def arena_url(postgres_url: str) -> str:
     return postgres_url
-
-
-def wait_for(reached: Callable[[], Any], what: str) -> Any:
-    deadline = time.monotonic() + DEADLINE
-    while not (found := reached()):
-        assert time.monotonic() < deadline, f"no {what} within {DEADLINE:.0f} s"
-        time.sleep(0.05)
-    return found
 
 
 def test_a_change_on_another_process_is_announced_not_polled(

@@ -65,6 +65,16 @@ class Seat:
             time.sleep(0.02)
 
 
+def wait_for(reached: Callable[[], Any], what: str, seconds: float = 60.0) -> Any:
+    """What ``reached`` returns once it is true, asked every 50 ms for up to ``seconds``
+    (generous: a loaded machine is slow, not wrong)."""
+    deadline = time.monotonic() + seconds
+    while not (found := reached()):
+        assert time.monotonic() < deadline, f"no {what} within {seconds:.0f} s"
+        time.sleep(0.05)
+    return found
+
+
 def receive_within(socket: Any, seconds: float) -> Any:
     """The socket's next JSON message; fails (rather than hangs) if none comes in time."""
     received: list[Any] = []
