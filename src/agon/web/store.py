@@ -418,6 +418,10 @@ class Store:
         if self._group is not None:
             self._group.commit(change)
             return
+        self._commit_own(change)
+
+    def _commit_own(self, change: _Change) -> None:
+        """Commit ``change`` in a transaction of its own, the writers taking turns."""
         with self._writing:
             self._commit_alone(self._sessions(), change)
 
@@ -464,8 +468,7 @@ class Store:
         for change in group:
             change.error = None
             try:
-                with self._writing:
-                    self._commit_alone(self._sessions(), change)
+                self._commit_own(change)
             except Exception as error:
                 change.error = error
 
