@@ -137,6 +137,8 @@ def test_openspiel_replays_reference_games(reference: State) -> None:
     for snapshot, move in zip(replay_states(reference), [*reference.history, None], strict=True):
         assert str(state) == snapshot.position()
         assert state.is_terminal() == snapshot.is_over
+        assert not state.is_chance_node()
+        assert pyspiel.State.is_chance_node(state) is False  # (OpenSpiel's own answer agrees)
         if snapshot.is_over:
             assert state.current_player() == pyspiel.PlayerId.TERMINAL
         else:

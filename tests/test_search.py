@@ -315,3 +315,30 @@ def test_mcts_plays_the_best_margin_among_proven_wins_and_losses() -> None:
     assert agent._best_child(0) == 2  # lost anyway: by 1, not by 5
     agent.tree = tree_of([(UNPROVEN, 100, -500.0), (UNPROVEN, 10, 50.0)])
     assert agent._best_child(0) == 1  # unproven: the most visited
+
+
+def test_alphabeta_ends_within_its_time_where_deeper_iterations_run_slower(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # An injected clock: each node of depth D costs 1 µs × 1.2^D, so that each iteration
+    # runs slower than the speed measured over those before it, as on a real board.
+    from agon.core import limits
+    from agon.search import alphabeta
+
+    now = [1000.0]
+    monkeypatch.setattr(limits.time, "monotonic", lambda: now[0])
+    game = make_game("alternator", {"size": "8x8"})
+    agent = make_agent("alphabeta:1s", game, seed=1)
+    search = agent._search  # type: ignore[attr-defined]
+
+    def slower_when_deeper(root: np.ndarray, depth: int, node_limit: int) -> tuple[float, bool]:
+        nodes = int(agent.counters[alphabeta.C_NODES])  # type: ignore[attr-defined]
+        found = search(root, depth, node_limit)
+        visited = int(agent.counters[alphabeta.C_NODES]) - nodes  # type: ignore[attr-defined]
+        now[0] += visited * 1e-6 * 1.2**depth
+        return found  # type: ignore[no-any-return]
+
+    monkeypatch.setattr(agent, "_search", slower_when_deeper)
+    started = now[0]
+    agent.analyse(game.new_state())
+    assert now[0] - started <= 1.05

@@ -120,6 +120,11 @@ class AgonState(pyspiel.State):  # type: ignore[misc]
             return []
         return list(played.legal_moves())
 
+    def is_chance_node(self) -> bool:
+        """Never: Agon's games have no chance (their OpenSpiel type says so). Answered here
+        rather than through OpenSpiel's C++, which asks :meth:`current_player` back."""
+        return False
+
     def _apply_action(self, action: int) -> None:
         self._played.play(int(action))
 
