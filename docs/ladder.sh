@@ -13,3 +13,7 @@ done
 for game in "alternator --size 6x6" "alak --size 11"; do
   .venv/bin/agon match $game mcts:1000 openspiel-mcts:1000 --games 20 --seed 7 --json >> docs/ladder.jsonl 2>>/dev/null
 done
+# Issue 38's targets against MCTSBot at 2,000 simulations a move (one process each; the first
+# took an hour and a half on this 2-core machine; the second was not finished in an hour).
+.venv/bin/agon match alternator strongest:2000 openspiel-mcts:2000 --games 200 --seed 1 --json >> docs/ladder.jsonl 2>>/dev/null
+.venv/bin/agon match alak --size 15 --rules baljeu mcts:2000 openspiel-mcts:2000 --games 20 --seed 1 --json >> docs/ladder.jsonl 2>>/dev/null

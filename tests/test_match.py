@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 import math
+import subprocess
+import sys
 
 import pytest
 from typer.testing import CliRunner
@@ -163,3 +165,31 @@ def test_match_command_refuses_bad_input_in_one_line(args: list[str], fragment: 
     assert result.exit_code == 2
     assert fragment in result.stderr
     assert "Traceback" not in result.output
+
+
+def test_sigterm_stops_the_match_command_which_reports_the_games_finished() -> None:
+    """As Ctrl-C: a match stopped by ``kill`` (or a job scheduler) reports its games so far
+    (a stopped match had lost them all). The program signals itself after its second game."""
+    script = """
+import os, signal
+from agon.cli import search_commands
+from agon.console import main
+
+real = search_commands.run_match
+
+def terminated_after_two(game, a, b, games, jobs, seed, on_game, *rest):
+    def then_terminated(summary):
+        on_game(summary)
+        if summary.number == 2:
+            os.kill(os.getpid(), signal.SIGTERM)
+    return real(game, a, b, games, jobs, seed, then_terminated, *rest)
+
+search_commands.run_match = terminated_after_two
+main()
+"""
+    command = [sys.executable, "-c", script, "match", "alak", "random", "random", "--size", "5",
+               "--games", "10", "--seed", "1", "--json"]
+    finished = subprocess.run(command, capture_output=True, text=True, timeout=300)
+    assert finished.returncode == 130, finished.stderr
+    report = json.loads(finished.stdout)
+    assert report["interrupted"] and report["games"] == 2

@@ -22,6 +22,7 @@ from agon.cli.common import (
     check_seconds,
     fail,
     game_command,
+    stoppable_work,
 )
 from agon.core.errors import AgonError, quoted
 from agon.search.match import GameSummary, MatchReport, run_match
@@ -124,7 +125,8 @@ def match(
     as_json: JsonOpt = False,
 ) -> None:
     """Play a match of A against B, colours alternating; report A's wins, draws and losses,
-    mean margin and Elo difference. Ctrl-C stops it and reports the games finished so far."""
+    mean margin and Elo difference. Ctrl-C (or SIGTERM) stops it and reports the games
+    finished so far."""
     game = build_game(game_name, options)
     check_count(games, "--games", 1, MAX_GAMES)
     check_count(jobs, "--jobs", 1, MAX_WORKERS)
@@ -147,9 +149,10 @@ def match(
             )
 
         try:
-            report = run_match(
-                game, agent_a, agent_b, games, jobs, seed, on_game, make_player, random_plies
-            )
+            with stoppable_work():
+                report = run_match(
+                    game, agent_a, agent_b, games, jobs, seed, on_game, make_player, random_plies
+                )
         except AgonError as error:
             fail(str(error))
     typer.echo(json.dumps(report.to_json()) if as_json else match_text(report))
