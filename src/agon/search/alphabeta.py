@@ -235,8 +235,8 @@ class AlphaBetaAgent(FastAgent):
     """Nodes of the first iteration under a time limit, before the speed is known."""
     time_aim = 0.8
     """The share of the time left that an iteration's nodes are sized to take at the speed
-    measured so far: a deeper iteration visits its nodes more slowly (on Alak 15 a move ran
-    up to a sixth over its time), and what is left searches the depth again."""
+    measured so far: a deeper iteration visits its nodes more slowly (moves ran up to a sixth
+    over their time: docs/search.md, *alphabeta*), and what is left searches the depth again."""
 
     def __init__(self, game: Game, limit: Limit | None = None, seed: int | None = None) -> None:
         super().__init__(game, limit, seed)
