@@ -210,3 +210,36 @@ def test_a_position_the_store_knows_leaves_the_solver_s_record_as_it_was(
     # the start's share; then, the store's answer not counted, the start's try again, and the
     # failures' schedule from there (a proof counted would give 0.9, 0.9, 0.9, 0.1)
     assert shares == [0.9, 0.9, 0.1, 0.9]
+
+
+@pytest.mark.parametrize(
+    ("name", "options"),
+    [
+        ("alak", {"size": 15, "rules": "baljeu"}),  # its default tables: about 1 GB
+        ("alak", {"size": 11, "rules": "tromp-taylor"}),
+        ("alternator", {"size": "8x8"}),
+        ("alternator", {"width": 3, "height": 3}),
+    ],
+)
+def test_its_solver_s_tables_are_sized_by_its_time_a_move(
+    name: str, options: dict[str, object]
+) -> None:
+    from agon.solve.facts import default_table_bits
+    from agon.solve.solver import MIN_TABLE_BITS, PLAYER_TABLE_BYTES
+
+    game = make_game(name, options)
+
+    def table_bytes_and_bits(limit: Limit) -> tuple[int, int]:
+        solver = StrongestAgent(game, limit, exact=None).analyst.solver
+        tables = (solver.table, solver.summaries, solver.hints, solver.numbers)
+        bits = solver.table.shape[0].bit_length() - 2  # (2 rows a bucket)
+        if solver.numbers.shape[0] > 2:  # (the proof-number search's, where it runs)
+            assert solver.numbers.shape[0] == solver.table.shape[0]
+        return sum(table.nbytes for table in tables), bits
+
+    sizes = [table_bytes_and_bits(Limit(seconds=s)) for s in (0.01, 0.1, 1, 100)]
+    assert all(size <= PLAYER_TABLE_BYTES for size, _ in sizes)
+    bits = [bits for _, bits in sizes]
+    assert bits == sorted(bits)  # more time a move, no smaller a table
+    assert MIN_TABLE_BITS <= bits[0] < bits[-1] <= default_table_bits(game)
+    assert table_bytes_and_bits(Limit(count=1))[1] == MIN_TABLE_BITS

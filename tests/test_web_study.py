@@ -489,3 +489,16 @@ def test_the_study_routes_are_documented(client: TestClient) -> None:
         assert path in paths, path
     refusals = paths["/api/study/analysis"]["post"]["responses"]
     assert {"400", "404", "422", "429"} <= set(refusals)
+
+
+def test_a_worker_s_analyst_keeps_small_tables_on_a_long_board(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    from agon.solve.solver import PLAYER_TABLE_BYTES
+    from agon.web.analysts import TABLE_BITS, analyst_for
+
+    monkeypatch.setenv("AGON_HOME", str(tmp_path))
+    solver = analyst_for(make_game("alak", {"size": 15, "rules": "baljeu"})).solver
+    tables = (solver.table, solver.summaries, solver.hints, solver.numbers)
+    assert sum(table.nbytes for table in tables) <= PLAYER_TABLE_BYTES
+    assert solver.numbers.shape[0] <= 2 << TABLE_BITS  # (not the long solves' 200 MB)

@@ -141,8 +141,71 @@ def refines_proof_numbers(game: Game) -> bool:
     return solving_facts(game).refined_proof_numbers(game)
 
 
+PLAYER_TABLE_BYTES = 256 << 20
+"""The most a player's solver's tables take (the strongest agent's, the arena's analysts'):
+many of them live in one arena, and a fresh table costs its first touch of every page on the
+clock of a move (docs/search.md, *Time a move*)."""
+SOLVER_NODES_A_SECOND = 1_000_000
+"""The solver's fastest pace on one core (docs/solver.md, *Limits*)."""
+MIN_TABLE_BITS = 12
+"""The smallest a player's tables get (2**bits buckets)."""
+
+
+def player_table_bits(game: Game, limit: Limit) -> int:
+    """The size (bits) of the transposition table, and of the table of proof numbers, of a
+    solver that thinks within ``limit`` a move (a player's): a bucket (two entries) for every
+    node it may visit in a move (its count, or its seconds at :data:`SOLVER_NODES_A_SECOND`;
+    the game's default size where ``limit`` has neither), so that the tables hold what it
+    proved over the last moves, on which the next move's proofs build; at most the game's
+    default size and what fits in :data:`PLAYER_TABLE_BYTES`, at least
+    2**:data:`MIN_TABLE_BITS` buckets."""
+    bits = default_table_bits(game)
+    nodes = limit.count if limit.seconds is None else limit.seconds * SOLVER_NODES_A_SECOND
+    if nodes is not None:
+        bits = max(MIN_TABLE_BITS, min(bits, math.ceil(math.log2(max(1.0, nodes)))))
+    variant, _ = solving_variant(game)
+    twin, search = twin_for(variant), default_search(game)
+    while bits > MIN_TABLE_BITS and _bytes_of(
+        _table_shapes(game, twin, search, bits, bits)
+    ) > PLAYER_TABLE_BYTES:
+        bits -= 1
+    return bits
+
+
+def _table_shapes(
+    game: Game, twin: FastTwin, search: Search, table_bits: int, numbers_bits: int | None
+) -> list[tuple[int, int]]:
+    """The shapes of a solver's tables (int64): the transposition table, its summaries, the
+    hints and the proof numbers. ``numbers_bits`` None: :data:`NUMBERS_BITS` or the
+    transposition table's size, whichever is larger (as large where the board is small)."""
+    table_rows = 2 << table_bits
+    # the proof-number search's table of numbers (only where it runs)
+    if numbers_bits is None:
+        numbers_bits = table_bits if is_small_board(game) else max(NUMBERS_BITS, table_bits)
+    numbers_rows = 2 if search is Search.ALPHA_BETA else 2 << numbers_bits
+    # the summaries of history-free results, one for each bound of a table row
+    # (docs/solver.md; boards of more than 32 points do not pack into one int64: every result
+    # of theirs is stored under its whole history, which is also sound)
+    history = keeps_results_apart_from_history(twin)
+    summary_shape = (table_rows if history else 1, 2 * summary_size(twin))
+    return [(table_rows, 2), summary_shape, (1 << HINT_BITS, 2), (numbers_rows, 3)]
+
+
+def summary_size(twin: FastTwin) -> int:
+    """The int64 words of one summary of the boards earlier in a game (one word where results
+    are kept under their whole history: :func:`keeps_results_apart_from_history`)."""
+    history = keeps_results_apart_from_history(twin)
+    return K.summary_size(twin.board_points + 1 if history else 1)
+
+
+def _bytes_of(shapes: list[tuple[int, int]]) -> int:
+    return sum(rows * columns for rows, columns in shapes) * np.dtype(np.int64).itemsize
+
+
 class Solver(ValueSearch):
-    """Solves positions of one variant, sharing one transposition table."""
+    """Solves positions of one variant, sharing one transposition table of 2**``table_bits``
+    buckets (the game's default size unless given) and a table of proof numbers of
+    2**``numbers_bits`` (as :func:`_table_shapes` sizes it unless given)."""
 
     def __init__(
         self,
@@ -153,6 +216,7 @@ class Solver(ValueSearch):
         chunk_seconds: float = 1.0,
         inline: bool = False,
         search: Search | None = None,
+        numbers_bits: int | None = None,
     ) -> None:
         self.game = game
         self.symmetry = symmetry
@@ -166,29 +230,17 @@ class Solver(ValueSearch):
         self.scale = 1 if float(self.variant.komi).is_integer() else 2
         if table_bits is None:
             table_bits = default_table_bits(game)
-        # the summaries of history-free results, one per table row (docs/solver.md)
-        # (boards of more than 32 points do not pack into one int64: every result of theirs is
-        # stored under its whole history, which is also sound)
-        history = keeps_results_apart_from_history(self.twin)
-        levels = self.twin.board_points + 1
-        self._summary_size = K.summary_size(levels if history else 1)
-        table_rows = 2 << table_bits
-        # the proof-number search's table of numbers (only where it runs)
-        numbers_rows = 2 if self.search is Search.ALPHA_BETA else (
-            2 << (table_bits if is_small_board(game) else max(NUMBERS_BITS, table_bits))
-        )
-        # a summary for each bound of an entry
-        summary_shape = (table_rows if history else 1, 2 * self._summary_size)
-        shapes = [(table_rows, 2), summary_shape, (1 << HINT_BITS, 2), (numbers_rows, 3)]
+        self._summary_size = summary_size(self.twin)
+        shapes = _table_shapes(game, self.twin, self.search, table_bits, numbers_bits)
         check_memory(
-            sum(rows * columns for rows, columns in shapes) * np.dtype(np.int64).itemsize,
+            _bytes_of(shapes),
             f"the solver's tables of 2**{table_bits} buckets (table bits {table_bits})",
         )
         self.table, self.summaries, self.hints, self.numbers = (
             np.zeros(shape, dtype=np.int64) for shape in shapes
         )
         self.control = np.zeros(K.CONTROL_SIZE, dtype=np.int64)
-        self.control[K.C_HISTORY] = int(history)
+        self.control[K.C_HISTORY] = int(keeps_results_apart_from_history(self.twin))
         self.control[K.C_REPEATS_COUNT] = int(self.twin.repeats_count)
         self.control[K.C_DEPTH_IN_SETBACKS] = int(counts_setbacks(self.twin))
         refined = refines_proof_numbers(self.variant)

@@ -83,16 +83,20 @@ class PositionAnalysis:
 
 
 class Analyst:
-    """Analyses positions of one variant within limits, exact where it can."""
+    """Analyses positions of one variant within limits, exact where it can. ``table_bits`` and
+    ``numbers_bits`` size its solver's tables (:class:`~agon.solve.solver.Solver`'s defaults
+    unless given; a player's: :func:`~agon.solve.solver.player_table_bits`)."""
 
     def __init__(
         self, game: Game, exact: ExactValues | None = None, engine: str = ENGINE,
         table_bits: int | None = None, seed: int = 1, chunk_seconds: float = 1.0,
+        numbers_bits: int | None = None,
     ) -> None:
         self.game = game
         self.exact = exact
         self._engine_spec = engine
         self._table_bits = table_bits
+        self._numbers_bits = numbers_bits
         self._chunk_seconds = chunk_seconds
         """The solver's chunks (a limit is kept to within one: see ``Solver``)."""
         self._seed = seed
@@ -105,7 +109,8 @@ class Analyst:
     def solver(self) -> Solver:
         if self._solver is None:
             self._solver = Solver(
-                self.game, self._table_bits, chunk_seconds=self._chunk_seconds
+                self.game, self._table_bits, chunk_seconds=self._chunk_seconds,
+                numbers_bits=self._numbers_bits,
             )
             self._solver.stop_requested = self.stop_requested
         return self._solver

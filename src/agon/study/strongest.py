@@ -3,7 +3,8 @@ prove the value, the best search elsewhere, written once for every game.
 
 Each move asks, in turn: the stores of exact values (the one Agon ships, then the user's
 cache, :mod:`agon.study.store`); the solver, in a share of the move's time (its table kept from
-move to move, so that the end of a game is proven earlier and earlier); and, where neither
+move to move, so that the end of a game is proven earlier and earlier, and sized by the time a
+move: :func:`~agon.solve.solver.player_table_bits`); and, where neither
 knows, a search in the time left: MCTS in a wide game (one whose start has
 :data:`WIDE_START` legal moves or more, where it is the stronger search: docs/search.md,
 *Ladder*), alpha-beta (which counts margins, and is exact itself where its iterations reach
@@ -30,6 +31,7 @@ from agon.core.game import Game, State
 from agon.core.limits import Limit
 from agon.search.agent import Agent, Analysis
 from agon.search.registry import make_agent
+from agon.solve.solver import player_table_bits
 from agon.study.analysis import Analyst
 from agon.study.store import ExactValues
 
@@ -68,8 +70,10 @@ class StrongestAgent(Agent):
         self.limit = limit or DEFAULT_LIMIT
         values = ExactValues() if exact is True else (exact or None)
         self.name = NAME if values is not None else f"{NAME}-nostore"
+        bits = player_table_bits(game, self.limit)
         self.analyst = Analyst(
-            game, values, seed=1 if seed is None else seed, chunk_seconds=SOLVER_CHUNK_SECONDS
+            game, values, seed=1 if seed is None else seed, chunk_seconds=SOLVER_CHUNK_SECONDS,
+            table_bits=bits, numbers_bits=bits,
         )
         self._choices = random.Random(seed)
         self.wide = len(game.new_state().legal_moves()) >= WIDE_START

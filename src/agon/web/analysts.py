@@ -17,18 +17,19 @@ from collections import OrderedDict
 from typing import Any
 
 from agon.core.game import Game, State
-from agon.core.limits import Limit
+from agon.core.limits import NO_LIMIT, Limit
 from agon.core.player import Player
 from agon.games import make_game
-from agon.solve.facts import default_table_bits
+from agon.solve.solver import player_table_bits
 from agon.study import puzzles
 from agon.study.analysis import Analyst, PositionAnalysis
 from agon.study.store import ExactValues
 from agon.study.values import Value, describe, json_value, outcome, short
 
 TABLE_BITS = 16
-"""The largest transposition table a worker's solver gets (2**bits buckets): the arena solves
-small positions, and keeps its memory for many."""
+"""The largest transposition table, and table of proof numbers, a worker's solver gets
+(2**bits buckets, and no more than a player's: ``player_table_bits``): the arena solves small
+positions, and keeps its memory for many."""
 ANALYSTS_KEPT = 2
 """The analysts (one a variant) a worker keeps between requests."""
 
@@ -41,8 +42,8 @@ def analyst_for(game: Game) -> Analyst:
     kept: OrderedDict[Game, Analyst] = _local.__dict__.setdefault("analysts", OrderedDict())
     found = kept.pop(game, None)
     if found is None:
-        bits = min(default_table_bits(game), TABLE_BITS)
-        found = Analyst(game, ExactValues(), table_bits=bits)
+        bits = min(player_table_bits(game, NO_LIMIT), TABLE_BITS)
+        found = Analyst(game, ExactValues(), table_bits=bits, numbers_bits=bits)
     kept[game] = found
     while len(kept) > ANALYSTS_KEPT:
         _, dropped = kept.popitem(last=False)

@@ -45,7 +45,7 @@ LEVELS_BY_KEY = {level.key: level for level in LEVELS}
 DEFAULT_LEVEL = "medium"
 KEPT_AGENTS = 3
 """Agents each worker keeps between moves, one a game (one of the strongest holds its solver's
-table, about a hundred megabytes)."""
+tables, at most ``agon.solve.solver.PLAYER_TABLE_BYTES``)."""
 PONDER_SLICE_S = 0.2
 """A ponder looks whether work came for its worker between slices of this long."""
 _worker = threading.local()
