@@ -151,6 +151,26 @@ def test_match_command_text_report() -> None:
     assert "Elo A - B" in result.stdout
 
 
+def test_match_command_writes_a_line_a_game_where_stderr_is_no_terminal(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A match run in the background (into a log) shows how far it is, a game a line."""
+    for name in ("FORCE_COLOR", "TTY_INTERACTIVE", "TTY_COMPATIBLE"):
+        monkeypatch.delenv(name, raising=False)
+    args = ["match", "alak", "greedy", "random", "--size", "5", "--games", "3", "--seed", "1",
+            "--json"]
+    result = runner.invoke(app, args)
+    assert result.exit_code == 0, result.output
+    lines = result.stderr.splitlines()
+    assert [line.split(":")[0] for line in lines] == ["1/3 games", "2/3 games", "3/3 games"]
+    report = json.loads(result.stdout)
+    tally = f"+{report['wins']} ={report['draws']} -{report['losses']}"
+    assert lines[-1].endswith(f"greedy vs random  {tally}")
+    quiet = runner.invoke(app, [*args, "--quiet"])
+    assert quiet.exit_code == 0 and quiet.stderr == ""
+    assert json.loads(quiet.stdout)["wins"] == report["wins"]
+
+
 @pytest.mark.parametrize(
     ("args", "fragment"),
     [

@@ -181,6 +181,29 @@ def test_agon_solve_with_an_unreachable_cluster_says_so(cluster: Any) -> None:
         start_cluster(cluster)
 
 
+def test_what_ray_prints_while_joined_leaves_the_report_on_stdout_alone(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Ray prints its cluster's messages to stdout from a thread of its own, whenever they come
+    (``(raylet) The autoscaler failed …`` as the cluster stops): they went into ``agon solve
+    --ray --json``'s report. Ray's own printing, without starting a cluster."""
+    from ray._private.worker import print_to_stdstream
+
+    ray = on_ray.ray_module()
+    monkeypatch.setattr(ray, "is_initialized", lambda: False)
+    monkeypatch.setattr(ray, "init", lambda **options: None)
+    monkeypatch.setattr(ray, "shutdown", lambda: None)
+    message = {"lines": ["The autoscaler failed"], "pid": "raylet", "is_err": False}
+    with on_ray.connected(on_ray.LOCAL, 2):
+        printing = threading.Thread(target=print_to_stdstream, args=(message, False))
+        printing.start()
+        printing.join()
+    print("{}")
+    out, err = capsys.readouterr()
+    assert out == "{}\n"
+    assert "The autoscaler failed" in err
+
+
 @pytest.mark.parametrize("stop", [signal.SIGINT, signal.SIGTERM], ids=["SIGINT", "SIGTERM"])
 def test_a_stop_of_a_solve_on_ray_keeps_the_settled_moves(stop: signal.Signals) -> None:
     """Ctrl-C (or ``timeout``'s SIGTERM) to the whole process group of ``agon solve --ray``:

@@ -36,7 +36,7 @@ AGENT_HELP = (
 )
 
 
-def _progress() -> Progress:
+def _progress(shown: bool = True) -> Progress:
     """A progress bar on stderr, so that stdout keeps only the report."""
     return Progress(
         TextColumn("{task.description}"),
@@ -45,6 +45,7 @@ def _progress() -> Progress:
         TimeElapsedColumn(),
         console=Console(stderr=True),
         transient=True,
+        disable=not shown,
     )
 
 
@@ -123,10 +124,13 @@ def match(
         ),
     ] = 0,
     as_json: JsonOpt = False,
+    quiet: Annotated[
+        bool, typer.Option("--quiet", "-q", help="No progress on stderr.")
+    ] = False,
 ) -> None:
     """Play a match of A against B, colours alternating; report A's wins, draws and losses,
-    mean margin and Elo difference. Ctrl-C (or SIGTERM) stops it and reports the games
-    finished so far."""
+    mean margin and Elo difference. Progress goes to stderr: a bar on a terminal, else a line
+    a game (for a log). Ctrl-C (or SIGTERM) stops it and reports the games finished so far."""
     game = build_game(game_name, options)
     check_count(games, "--games", 1, MAX_GAMES)
     check_count(jobs, "--jobs", 1, MAX_WORKERS)
@@ -136,17 +140,23 @@ def match(
             check_player_spec(spec)
         except AgonError as error:
             fail(str(error))
-    with _progress() as progress:
+    terminal = Console(stderr=True).is_terminal
+    lines = not quiet and not terminal
+    with _progress(shown=terminal and not quiet) as progress:
         task = progress.add_task(f"{agent_a} vs {agent_b}", total=games)
         tally = {1.0: 0, 0.5: 0, 0.0: 0}  # A's wins, draws and losses so far
 
         def on_game(summary: GameSummary) -> None:
             tally[summary.a_score] += 1
-            progress.update(
-                task,
-                advance=1,
-                description=f"{agent_a} vs {agent_b}  +{tally[1.0]} ={tally[0.5]} -{tally[0.0]}",
-            )
+            description = f"{agent_a} vs {agent_b}  +{tally[1.0]} ={tally[0.5]} -{tally[0.0]}"
+            progress.update(task, advance=1, description=description)
+            if lines:
+                typer.echo(
+                    f"{sum(tally.values())}/{games} games: game {summary.number} "
+                    f"{summary.result} in {summary.moves} moves, A {summary.a_colour.label}; "
+                    f"{description}",
+                    err=True,
+                )
 
         try:
             with stoppable_work():

@@ -21,10 +21,11 @@ from __future__ import annotations
 
 import signal
 import socket
+import sys
 import threading
 import time
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, redirect_stdout
 from typing import Any, Generic
 
 from agon.core.errors import AgonError
@@ -138,7 +139,8 @@ class RayResults(Generic[Tag, Result]):
 def connected(address: str, cpus: int) -> Iterator[Any]:
     """Ray, joined to the cluster at ``address`` (:data:`LOCAL`: a cluster of this machine's
     own, ended after, with ``cpus`` CPUs, or all of them if ``cpus`` is 1) for the block; where
-    this process has joined one already (a run of many solves), that one."""
+    this process has joined one already (a run of many solves), that one. What is printed to
+    stdout while it joins, solves and leaves goes to stderr."""
     ray = ray_module()
     if ray.is_initialized():
         yield ray
@@ -149,21 +151,25 @@ def connected(address: str, cpus: int) -> Iterator[Any]:
     if address != LOCAL:
         _check_reachable(address)
     handlers = _stop_handlers()
-    try:
-        if address == LOCAL:
-            ray.init(num_cpus=cpus if cpus > 1 else None, **options)
-        else:
-            ray.init(address=address, **options)
-    except (ConnectionError, RuntimeError, ValueError) as error:
-        raise AgonError(f"cannot reach the Ray cluster at {address}: {error}") from None
-    finally:
-        # Ray's own handlers abort the process on SIGTERM: a stop is this program's to handle
-        for stop_signal, handler in handlers.items():
-            signal.signal(stop_signal, handler)
-    try:
-        yield ray
-    finally:
-        ray.shutdown()
+    # Ray prints its cluster's messages (a worker's output, "(raylet) The autoscaler failed
+    # …" when the cluster is stopped) to stdout, which carries this program's report
+    with redirect_stdout(sys.stderr):
+        try:
+            if address == LOCAL:
+                ray.init(num_cpus=cpus if cpus > 1 else None, **options)
+            else:
+                ray.init(address=address, **options)
+        except (ConnectionError, RuntimeError, ValueError) as error:
+            raise AgonError(f"cannot reach the Ray cluster at {address}: {error}") from None
+        finally:
+            # Ray's own handlers abort the process on SIGTERM: a stop is this program's to
+            # handle
+            for stop_signal, handler in handlers.items():
+                signal.signal(stop_signal, handler)
+        try:
+            yield ray
+        finally:
+            ray.shutdown()
 
 
 def _stop_handlers() -> dict[int, Any]:
