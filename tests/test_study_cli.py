@@ -350,3 +350,23 @@ def test_ctrl_c_stops_a_hint_or_a_review_not_the_game(monkeypatch: pytest.Monkey
     assert "Interrupted: no move of 4 reviewed." in result.stdout
     assert "Back to the end." in result.stdout
 
+
+
+def test_a_terminal_game_s_hints_keep_a_player_s_tables_and_an_analysis_the_solver_s(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """Beside the computer's own solver, a terminal game's hints had tables of a gigabyte on
+    a long board; `agon analyse`, which may think as long as the user likes, keeps its own."""
+    from agon.cli.play_commands import Session
+    from agon.cli.study_commands import new_analyst
+    from agon.solve.facts import default_table_bits
+    from agon.solve.solver import PLAYER_TABLE_BYTES
+
+    monkeypatch.setenv("AGON_HOME", str(tmp_path))
+    game = make_game("alak", {"size": 15, "rules": "baljeu"})
+    state = game.new_state()
+    session = Session(state, {}, None, None, None, state, None)  # type: ignore[arg-type]
+    solver = session.analyst.solver
+    tables = (solver.table, solver.summaries, solver.hints, solver.numbers)
+    assert sum(table.nbytes for table in tables) <= PLAYER_TABLE_BYTES
+    assert new_analyst(game).solver.table.shape[0] == 2 << default_table_bits(game)

@@ -553,12 +553,13 @@ class Session:
 
     @property
     def analyst(self) -> Analyst:
-        """The analyst of hints and reviews (one a session: what its solver learns stays)."""
+        """The analyst of hints and reviews (one a session: what its solver learns stays; its
+        tables a player's, beside the computer's own)."""
         if self._analyst is None:
             from agon.cli.study_commands import new_analyst, warm_up
 
             warm_up(self.game)  # (so that a hint's seconds do not count loading the solver)
-            self._analyst = new_analyst(self.game)
+            self._analyst = new_analyst(self.game, Limit(seconds=HINT_SECONDS))
         return self._analyst
 
     def review(self) -> None:

@@ -299,12 +299,16 @@ def hint_text(state: State, analysis: PositionAnalysis, ascii_only: bool = False
 # --- running a review ------------------------------------------------------------------------
 
 
-def new_analyst(game: Game) -> Analyst:
-    """An analyst of ``game`` over the shipped store and the user's cache of exact values."""
+def new_analyst(game: Game, player_limit: Limit | None = None) -> Analyst:
+    """An analyst of ``game`` over the shipped store and the user's cache of exact values; its
+    solver's tables a player's, sized by ``player_limit`` a position, where it is given (else
+    the solver's own, for analyses as long as the user likes)."""
+    from agon.solve.solver import player_table_bits
     from agon.study.analysis import Analyst
     from agon.study.store import ExactValues
 
-    return Analyst(game, ExactValues())
+    bits = None if player_limit is None else player_table_bits(game, player_limit)
+    return Analyst(game, ExactValues(), table_bits=bits, numbers_bits=bits)
 
 
 def warm_up(game: Game) -> None:
