@@ -71,8 +71,9 @@ def test_a_games_turns_are_thought_about_in_its_home_worker(
 
 def test_the_computer_thinks_on_its_opponents_time_and_gives_way(pondering: TestClient) -> None:
     computer = pondering.app.state.arena.computer
+    # (the strongest level thinks for a time on every variant, calibrated or not)
     seat, _ = start_game(pondering, game="alternator", options={"size": "6x6"},
-                         opponent="computer", level="hard", colour="black")  # (thinks 1 s)
+                         opponent="computer", level="strongest", colour="black")
     assert seat.move(any_move(seat.view())).status_code == 200
     view = seat.wait_for_turn(timeout=60)
     deadline = time.monotonic() + 60

@@ -205,7 +205,7 @@ def test_a_turn_whose_process_dies_is_taken_by_another_and_no_move_is_lost(
         acknowledged = [servers[ply].play_any_move(game_id, tokens[colour])
                         for ply, colour in enumerate(["black", "white"])]
         computer = servers[0].post("/api/games", {"game": "alternator", "options": {
-            "width": 6, "height": 6}, "opponent": "computer", "level": "hard",
+            "width": 6, "height": 6}, "opponent": "computer", "level": "strongest",
             "colour": "white"})
         holder = wait_for(lambda: holder_of_the_turn(postgres_url), "turn taken")
         doomed = next(server for server in servers
