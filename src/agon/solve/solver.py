@@ -156,13 +156,13 @@ def player_table_bits(game: Game, limit: Limit) -> int:
     solver that thinks within ``limit`` a move (a player's): a bucket (two entries) for every
     node it may visit in a move (its count, or its seconds at :data:`SOLVER_NODES_A_SECOND`;
     the game's default size where ``limit`` has neither), so that the tables hold what it
-    proved over the last moves, on which the next move's proofs build; at most the game's
-    default size and what fits in :data:`PLAYER_TABLE_BYTES`, at least
-    2**:data:`MIN_TABLE_BITS` buckets."""
+    proved over the last moves, on which the next move's proofs build; at least
+    2**:data:`MIN_TABLE_BITS` buckets, and at most the game's default size and what fits in
+    :data:`PLAYER_TABLE_BYTES`."""
     bits = default_table_bits(game)
     nodes = limit.count if limit.seconds is None else limit.seconds * SOLVER_NODES_A_SECOND
     if nodes is not None:
-        bits = max(MIN_TABLE_BITS, min(bits, math.ceil(math.log2(max(1.0, nodes)))))
+        bits = min(bits, max(MIN_TABLE_BITS, math.ceil(math.log2(max(1.0, nodes)))))
     variant, _ = solving_variant(game)
     twin, search = twin_for(variant), default_search(game)
     while bits > MIN_TABLE_BITS and _bytes_of(
