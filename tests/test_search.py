@@ -347,3 +347,54 @@ def test_alphabeta_ends_within_its_time_where_deeper_iterations_run_slower(
     started = now[0]
     agent.analyse(game.new_state())
     assert now[0] - started <= 1.05
+
+
+def test_alphabeta_cut_short_keeps_its_move_where_the_table_lost_the_root(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # Depth 1 searched whole, then depth 2 cut short just after its first root move, with the
+    # table emptied before each iteration (as where other positions take the root's slot):
+    # the first move searched must be the one depth 1 chose, which then stands. Before, the
+    # move order's favourite was searched first and played on that one valuation.
+    from agon.search import alphabeta
+
+    game = make_game("alternator", {"size": "4x4"})
+    walker = make_agent("random", game, seed=3)
+    favourite_differs = 0
+    for _ in range(12):
+        state = game.new_state()
+        for _ in range(2):
+            state.play(walker.choose(state))
+        chosen = _alphabeta_with_node_limits(monkeypatch, game, state, [alphabeta.UNLIMITED_NODES])
+        after = state.copy()
+        after.play(chosen)
+        first_only = 2 + len(after.legal_moves())  # the chosen move's subtree at depth 2, + 1
+        kept = _alphabeta_with_node_limits(
+            monkeypatch, game, state, [alphabeta.UNLIMITED_NODES, first_only]
+        )
+        assert kept == chosen
+        favourite = make_agent("alphabeta:1", game)._favourite(  # type: ignore[attr-defined]
+            twin_for(game).from_reference(state)
+        )
+        favourite_differs += favourite != chosen
+    assert favourite_differs  # (so the test can fail: the order alone would search another)
+
+
+def _alphabeta_with_node_limits(
+    monkeypatch: pytest.MonkeyPatch, game: Game, state: State, limits: list[int]
+) -> Move:
+    """The move alpha-beta chooses in ``state`` when its iterations may visit ``limits``' nodes
+    in turn (then none), its table emptied as each ends."""
+    from agon.search import alphabeta
+
+    agent = make_agent("alphabeta:1s", game, seed=1)
+    assert isinstance(agent, alphabeta.AlphaBetaAgent)
+    left = list(limits)
+
+    def next_limit(spending: object) -> int:
+        # (asked before each iteration: the table is emptied as the last one ends)
+        agent.table[:, alphabeta.T_KEY] = -1
+        return left.pop(0) if left else 0
+
+    monkeypatch.setattr(agent, "_node_limit", next_limit)
+    return agent.analyse(state).best_move

@@ -308,6 +308,8 @@ class AlphaBetaAgent(FastAgent):
             nodes = self._node_limit(spending)
             if nodes <= 0:
                 break
+            if best_move is not None:
+                self._search_first(root, best_move)
             iteration_value, finished = self._search(root, depth, nodes)
             if self.counters[C_ROOT_MOVE] >= 0:  # better than every move searched before it
                 best_move = int(self.counters[C_ROOT_MOVE])
@@ -334,6 +336,24 @@ class AlphaBetaAgent(FastAgent):
             proven=proven,
             win_rate=win_rate,
         )
+
+    def _search_first(self, root: Array, move: Move) -> None:
+        """Make ``move`` the root's table move, which the search tries first. So every
+        iteration, and every search of a depth again after one cut short, starts with the move
+        chosen so far, and a search cut short replaces it only by a move found better at the
+        same depth. Otherwise, where other positions had taken the root's slot in the table,
+        a search cut short after the move order's favourite alone played that move, however
+        bad (a forced loss, once: docs/search.md, *alphabeta*). A new entry has depth 0: a
+        hint for the order, never a value (the root is never cut off, nor is depth 0 looked
+        up)."""
+        params, table = self.twin.params, self.table
+        key = self.kernels.key(params, root)
+        history = self.kernels.history_key(params, root)
+        slot = _table_index(key, history, table.shape[0] - 1)
+        if table[slot, T_KEY] != key or table[slot, T_HISTORY] != history:
+            table[slot] = (key, history, move, 0 * 4 + BOUND_EXACT)  # depth 0
+            self.table_values[slot] = 0.0
+        table[slot, T_MOVE] = move
 
     def _favourite(self, root: Array) -> Move:
         """The legal move that ``move_order`` rates highest. Not ``move_lists[0, 0]``: where no
