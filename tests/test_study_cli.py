@@ -351,7 +351,6 @@ def test_ctrl_c_stops_a_hint_or_a_review_not_the_game(monkeypatch: pytest.Monkey
     assert "Back to the end." in result.stdout
 
 
-
 def test_a_terminal_game_s_hints_keep_a_player_s_tables_and_an_analysis_the_solver_s(
     monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:

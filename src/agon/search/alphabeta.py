@@ -350,10 +350,11 @@ class AlphaBetaAgent(FastAgent):
         key = self.kernels.key(params, root)
         history = self.kernels.history_key(params, root)
         slot = _table_index(key, history, table.shape[0] - 1)
-        if table[slot, T_KEY] != key or table[slot, T_HISTORY] != history:
+        if table[slot, T_KEY] == key and table[slot, T_HISTORY] == history:
+            table[slot, T_MOVE] = move
+        else:
             table[slot] = (key, history, move, 0 * 4 + BOUND_EXACT)  # depth 0
             self.table_values[slot] = 0.0
-        table[slot, T_MOVE] = move
 
     def _favourite(self, root: Array) -> Move:
         """The legal move that ``move_order`` rates highest. Not ``move_lists[0, 0]``: where no
