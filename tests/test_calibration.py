@@ -184,6 +184,50 @@ def test_a_stopped_calibration_keeps_the_pairings_finished(tmp_path: Path) -> No
     assert calibrate(request, kept, None).resumed == 1
 
 
+def test_a_calibration_plays_again_the_pairings_of_the_agents_named(tmp_path: Path) -> None:
+    kept = tmp_path / "checkpoint.json"
+    request = CalibrationRequest(make_game("alternator", SMALL),
+                                 ("random", "greedy", "mcts:30", "mcts:60", "mcts:90"), games=2,
+                                 seed=3)
+    first = calibrate(request, kept)
+    stored = json.loads(kept.read_text())["pairings"]
+    stored[0]["mean_margin"] = stored[3]["mean_margin"] = 99.0  # (marks those kept)
+    kept.write_text(json.dumps({**json.loads(kept.read_text()), "pairings": stored}))
+    played: list[Any] = []
+    again = calibrate(request, kept, lambda pairing, game: played.append(game or pairing),
+                      again=("mcts:30",))
+    # mcts:30's two pairings played again, in the ladder's order between the two kept
+    assert again.resumed == 2 and again.complete
+    assert [p.mean_margin for p in again.pairings][::3] == [99.0, 99.0]
+    def results(pairings: list[Pairing]) -> list[tuple[Any, ...]]:
+        return [(p.a, p.b, p.wins, p.draws, p.losses, p.mean_margin) for p in pairings]
+
+    assert results(again.pairings[1:3]) == results(first.pairings[1:3])  # (the same games)
+    assert [type(item).__name__ for item in played] == [
+        "Pairing", *["GameSummary"] * 4, "Pairing"]
+    with pytest.raises(AgonError, match=r"mcts:9 is not in it \(random, greedy, mcts:30"):
+        calibrate(request, kept, again=("mcts:9",))
+
+
+def test_a_calibration_stopped_while_played_again_goes_on_without_it(tmp_path: Path) -> None:
+    kept = tmp_path / "checkpoint.json"
+    request = CalibrationRequest(make_game("alternator", SMALL), ("random", "greedy", "mcts:30"),
+                                 games=2, seed=3)
+    calibrate(request, kept)
+
+    def stop(pairing: Pairing | None, game: Any) -> None:
+        if game is not None:
+            raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        calibrate(request, kept, stop, again=("random",))
+    # the pairing of the agent played again is gone, the other kept in its place
+    assert [p and p["b"] for p in json.loads(kept.read_text())["pairings"]] == [None, "mcts:30"]
+    played: list[Any] = []
+    done = calibrate(request, kept, lambda pairing, game: played.append(game or pairing))
+    assert done.resumed == 1 and done.complete and len(played) == 3
+
+
 def test_a_calibration_needs_two_agents(tmp_path: Path) -> None:
     request = CalibrationRequest(make_game("alternator", SMALL), ("random",), games=2)
     with pytest.raises(AgonError, match="at least two agents"):
@@ -295,14 +339,20 @@ def test_agon_calibrate_writes_the_variants_entry(tmp_path: Path) -> None:
     text = CliRunner().invoke(app, [*arguments, "--dry-run", "--quiet"])
     assert "ratings (Elo, the anchor random at 0)" in text.stdout
     assert "nothing written" in text.stdout
+    again = CliRunner().invoke(app, [*arguments, "--again", "greedy", "--json", "--quiet"])
+    assert again.exit_code == 0, again.output
+    provenance = json.loads(again.stdout)["provenance"]
+    assert provenance["played_again"] == ["greedy"] and provenance["resumed_pairings"] == 0
 
 
 @pytest.mark.parametrize(("pool", "words"), [
     ("random", "2 to 32 agents"),
     ("random,godlike", "godlike"),
+    ("random,greedy --again mcts:8", "mcts:8 is not in it"),
 ])
 def test_agon_calibrate_refuses_a_bad_pool(tmp_path: Path, pool: str, words: str) -> None:
-    result = CliRunner().invoke(app, ["calibrate", "alak", "--pool", pool,
-                                      "--out", str(tmp_path / "l.json")])
+    result = CliRunner().invoke(app, ["calibrate", "alak", "--size", "3", "--pool", *pool.split(),
+                                      "--out", str(tmp_path / "l.json"),
+                                      "--checkpoint", str(tmp_path / "c.json")])
     assert result.exit_code == 2 and words in result.output
     assert "Traceback" not in result.output and not (tmp_path / "l.json").exists()

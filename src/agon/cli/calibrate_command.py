@@ -73,6 +73,14 @@ def calibrate_command(
             show_default=False,
         ),
     ] = None,
+    again: Annotated[
+        str | None,
+        typer.Option(
+            help="Agents of the pool, separated by commas, whose pairings are played again "
+            "(after a change to them); the checkpoint's other pairings are kept.",
+            show_default=False,
+        ),
+    ] = None,
     as_json: JsonOpt = False,
     quiet: Annotated[bool, typer.Option("--quiet", help="No progress bar.")] = False,
 ) -> None:
@@ -80,7 +88,7 @@ def calibrate_command(
     match), choose the arena's levels by the ratings, and write them where the arena reads
     them (docs/search.md, *Calibrated levels*).
 
-    Ctrl-C stops it, keeping the pairings finished: run it again to go on.
+    Ctrl-C stops it, keeping the pairings finished: run it again (without --again) to go on.
     """
     from agon.core.compiled import user_cache
     from agon.games import plugin_of
@@ -100,9 +108,8 @@ def calibrate_command(
     check_count(games, "--games", 1, MAX_GAMES)
     check_count(jobs, "--jobs", 1, MAX_WORKERS)
     check_count(random_plies, "--random-plies", 0, MAX_GAMES)
-    specs = DEFAULT_POOL if pool is None else tuple(
-        spec.strip() for spec in pool.split(",") if spec.strip()
-    )
+    specs = DEFAULT_POOL if pool is None else _specs(pool)
+    played_again = () if again is None else _specs(again)
     if not 2 <= len(specs) <= MAX_POOL:
         fail(f"--pool needs 2 to {MAX_POOL} agents separated by commas, not {len(specs)}")
     try:
@@ -125,16 +132,18 @@ def calibrate_command(
                 lambda pairing, summary: bar.update(
                     task, advance=pairing.games if pairing is not None else 1
                 ),
+                played_again,
             )
     except AgonError as error:
         fail(str(error))
     except KeyboardInterrupt:
-        typer.echo(f"interrupted: the pairings finished are kept in {kept}; run again to go on",
+        how = "run again without --again" if played_again else "run again"
+        typer.echo(f"interrupted: the pairings finished are kept in {kept}; {how} to go on",
                    err=True)
         raise typer.Exit(INTERRUPTED) from None
     entry = CalibratedEntry(
         game.name, game.options(), tuple(calibration.pairings),
-        _provenance(calibration, _command(game_name, options, request)),
+        _provenance(calibration, _command(game_name, options, request), played_again),
     )
     written = None
     if not dry_run:
@@ -165,8 +174,16 @@ def _command(name: str, options: GameOptions, request: CalibrationRequest) -> st
     return shlex.join(words)
 
 
-def _provenance(calibration: Calibration, command: str) -> dict[str, Any]:
-    """How a calibration was measured: the command, the machine, the time."""
+def _specs(text: str) -> tuple[str, ...]:
+    """The agent specs of a list separated by commas."""
+    return tuple(spec.strip() for spec in text.split(",") if spec.strip())
+
+
+def _provenance(
+    calibration: Calibration, command: str, played_again: tuple[str, ...]
+) -> dict[str, Any]:
+    """How a calibration was measured: the command, the machine, the time, and which agents'
+    pairings were played again on a checkpoint's others."""
     return {
         "command": command,
         "agon": version("agon"),
@@ -174,6 +191,7 @@ def _provenance(calibration: Calibration, command: str) -> dict[str, Any]:
         "jobs": calibration.request.jobs,
         "cpus": os.cpu_count(),
         "resumed_pairings": calibration.resumed,
+        "played_again": list(played_again),
         "anchor": calibration.request.pool[0],
     }
 

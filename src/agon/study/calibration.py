@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import functools
 import hashlib
+import itertools
 import json
 import math
 import os
@@ -233,48 +234,84 @@ def calibrate(
     request: CalibrationRequest,
     checkpoint: Path,
     on_game: Callable[[Pairing | None, GameSummary | None], None] | None = None,
+    again: Sequence[str] = (),
 ) -> Calibration:
     """Play the ladder's pairings that ``checkpoint`` does not hold yet, writing each there as
-    it ends. Ctrl-C (KeyboardInterrupt) stops it within a game, keeping the pairings done.
+    it ends; ``again`` names agents of the pool whose pairings are played again (after a change
+    to them), the checkpoint's others kept. Ctrl-C (KeyboardInterrupt) stops it within a game,
+    keeping the pairings done (and not those of ``again``: a stopped run goes on without it).
     ``on_game(None, summary)`` follows each game; ``on_game(pairing, None)`` each pairing
     taken from the checkpoint."""
-    if len(request.pool) < 2:
+    pool = request.pool
+    if len(pool) < 2:
         raise AgonError("a calibration needs at least two agents: the anchor and another")
-    calibration = Calibration(request, _checkpointed(checkpoint, request))
-    calibration.resumed = len(calibration.pairings)
-    for pairing in calibration.pairings:
-        if on_game is not None:
-            on_game(pairing, None)
-    links = list(zip(request.pool, request.pool[1:], strict=False))
-    for weaker, stronger in links[len(calibration.pairings):]:
-        report = run_match(
-            request.game, weaker, stronger, request.games, request.jobs, request.seed,
-            None if on_game is None else (lambda summary: on_game(None, summary)),
-            make_player, request.random_plies,
+    strangers = [spec for spec in again if spec not in pool]
+    if strangers:
+        raise AgonError(
+            f"only agents of the pool can be played again: {', '.join(strangers)} "
+            f"{'is' if len(strangers) == 1 else 'are'} not in it ({', '.join(pool)})"
         )
-        if report.interrupted:
-            raise KeyboardInterrupt
-        calibration.pairings.append(Pairing.of(report))
-        checkpoint.parent.mkdir(parents=True, exist_ok=True)
-        replace_file(checkpoint, json.dumps({
-            "fingerprint": request.fingerprint(),
-            "pairings": [pairing.as_json() for pairing in calibration.pairings],
-        }))
+    links = list(itertools.pairwise(pool))
+    kept = [
+        None if pairing is None or {pairing.a, pairing.b} & set(again) else pairing
+        for pairing in _checkpointed(checkpoint, request)
+    ]
+    kept += [None] * (len(links) - len(kept))
+    if again:
+        _keep(checkpoint, request, kept)
+    calibration = Calibration(request)
+    for index, (weaker, stronger) in enumerate(links):
+        pairing = kept[index]
+        if pairing is not None:
+            calibration.resumed += 1
+            if on_game is not None:
+                on_game(pairing, None)
+        else:
+            report = run_match(
+                request.game, weaker, stronger, request.games, request.jobs, request.seed,
+                None if on_game is None else (lambda summary: on_game(None, summary)),
+                make_player, request.random_plies,
+            )
+            if report.interrupted:
+                raise KeyboardInterrupt
+            pairing = kept[index] = Pairing.of(report)
+            _keep(checkpoint, request, kept)
+        calibration.pairings.append(pairing)
     return calibration
 
 
-def _checkpointed(path: Path, request: CalibrationRequest) -> list[Pairing]:
-    """The pairings a checkpoint of the same calibration holds (none if it is another's, or
-    unreadable: a checkpoint is only a saving of time)."""
+def _keep(path: Path, request: CalibrationRequest, pairings: Sequence[Pairing | None]) -> None:
+    """Write the checkpoint: the pairings in the ladder's order, None for one not played
+    before one that is."""
+    played = list(pairings)
+    while played and played[-1] is None:
+        played.pop()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    replace_file(path, json.dumps({
+        "fingerprint": request.fingerprint(),
+        "pairings": [None if pairing is None else pairing.as_json() for pairing in played],
+    }))
+
+
+def _checkpointed(path: Path, request: CalibrationRequest) -> list[Pairing | None]:
+    """The pairings a checkpoint of the same calibration holds, in the ladder's order (None
+    where one is not played; none at all if it is another's, or unreadable: a checkpoint is
+    only a saving of time)."""
     if not path.is_file():
         return []
+    links = list(itertools.pairwise(request.pool))
     try:
         found = json.loads(read_text_limited(path, MAX_LEVELS_BYTES, "a calibration checkpoint"))
         if found.get("fingerprint") != request.fingerprint():
             return []
-        return [_pairing(raw) for raw in found["pairings"]][: len(request.pool) - 1]
+        pairings = [None if raw is None else _pairing(raw) for raw in found["pairings"]]
     except (AgonError, ValueError, KeyError, TypeError, AttributeError):
         return []
+    # (a pairing of other agents than its place in the ladder's is not taken)
+    return [
+        pairing if pairing is not None and (pairing.a, pairing.b) == link else None
+        for pairing, link in zip(pairings, links, strict=False)
+    ]
 
 
 def _pairing(raw: Mapping[str, Any]) -> Pairing:
