@@ -122,6 +122,9 @@ def test_a_wide_games_search_is_mcts_with_its_own_constants() -> None:
     wide = StrongestAgent(make_game("alternator", {"size": "8x8"}), Limit(count=1), exact=None)
     narrow = StrongestAgent(make_game("alak", {"size": 7}), Limit(count=1), exact=None)
     assert wide.wide and not narrow.wide
+    # (the line measured: alpha-beta plays better on 4x4, MCTS on 5x5: docs/search.md)
+    assert [StrongestAgent(make_game("alternator", {"size": size}), Limit(count=1),
+                           exact=None).wide for size in ("4x4", "5x5")] == [False, True]
     search = wide.wide_search
     assert isinstance(search, MctsAgent)
     assert {name: getattr(search, name) for name in WIDE_SEARCH_SETTINGS} == WIDE_SEARCH_SETTINGS
