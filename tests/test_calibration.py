@@ -220,7 +220,7 @@ def test_a_calibration_stopped_while_played_again_goes_on_without_it(tmp_path: P
             raise KeyboardInterrupt
 
     with pytest.raises(KeyboardInterrupt):
-        calibrate(request, kept, stop, again=("random",))
+        calibrate(request, kept, stop, again=("Random",))  # (in any case, as agents are named)
     # the pairing of the agent played again is gone, the other kept in its place
     assert [p and p["b"] for p in json.loads(kept.read_text())["pairings"]] == [None, "mcts:30"]
     played: list[Any] = []

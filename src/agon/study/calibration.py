@@ -245,15 +245,17 @@ def calibrate(
     pool = request.pool
     if len(pool) < 2:
         raise AgonError("a calibration needs at least two agents: the anchor and another")
-    strangers = [spec for spec in again if spec not in pool]
+    named = {spec.lower(): spec for spec in pool}  # (agent names are read in any case)
+    strangers = [spec for spec in again if spec.lower() not in named]
     if strangers:
         raise AgonError(
             f"only agents of the pool can be played again: {', '.join(strangers)} "
             f"{'is' if len(strangers) == 1 else 'are'} not in it ({', '.join(pool)})"
         )
     links = list(itertools.pairwise(pool))
+    replayed = {named[spec.lower()] for spec in again}
     kept = [
-        None if pairing is None or {pairing.a, pairing.b} & set(again) else pairing
+        None if pairing is None or {pairing.a, pairing.b} & replayed else pairing
         for pairing in _checkpointed(checkpoint, request)
     ]
     kept += [None] * (len(links) - len(kept))
