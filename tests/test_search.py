@@ -349,6 +349,16 @@ def test_alphabeta_ends_within_its_time_where_deeper_iterations_run_slower(
     assert now[0] - started <= 1.05
 
 
+@settings(max_examples=200, deadline=None)
+@given(st.integers(-(2**63), 2**63 - 1), st.integers(-(2**63), 2**63 - 1),
+       st.integers(0, 30))
+def test_a_table_row_is_the_same_from_python_as_compiled(key: int, history: int, bits: int) -> None:
+    from agon.search.alphabeta import _table_index, table_index
+
+    mask = (1 << bits) - 1
+    assert table_index(key, history, mask) == _table_index(key, history, mask)
+
+
 def test_alphabeta_cut_short_keeps_its_move_where_the_table_lost_the_root(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:

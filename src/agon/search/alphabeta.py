@@ -61,9 +61,15 @@ Floats = npt.NDArray[np.float64]
 Table = npt.NDArray[np.int64]
 
 
-@njit(cache=True)
-def _table_index(key: int, history: int, mask: int) -> int:
+def table_index(key: int, history: int, mask: int) -> int:
+    """The table's row of a position: the low bits, the same whether the product wraps at 64
+    bits (compiled) or not (Python)."""
     return (key ^ (history * HASH_MULTIPLIER)) & mask
+
+
+_table_index = njit(cache=True)(table_index)
+""":func:`table_index` compiled, for the kernels (Python calls the plain function: no kernel
+is loaded on a move's clock)."""
 
 
 @njit(cache=True)
@@ -349,7 +355,7 @@ class AlphaBetaAgent(FastAgent):
         params, table = self.twin.params, self.table
         key = self.kernels.key(params, root)
         history = self.kernels.history_key(params, root)
-        slot = _table_index(key, history, table.shape[0] - 1)
+        slot = table_index(key, history, table.shape[0] - 1)
         if table[slot, T_KEY] == key and table[slot, T_HISTORY] == history:
             table[slot, T_MOVE] = move
         else:
