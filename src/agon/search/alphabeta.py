@@ -26,6 +26,7 @@ One search serving both would carry the other's costs at every node.
 from __future__ import annotations
 
 import time
+from typing import Self
 
 import numpy as np
 import numpy.typing as npt
@@ -352,15 +353,24 @@ class AlphaBetaAgent(FastAgent):
         bad (a forced loss, once: docs/search.md, *alphabeta*). A new entry has depth 0: a
         hint for the order, never a value (the root is never cut off, nor is depth 0 looked
         up)."""
-        params, table = self.twin.params, self.table
-        key = self.kernels.key(params, root)
-        history = self.kernels.history_key(params, root)
+        twin, table = self.twin, self.table
+        # (the twin's kernels, compiled: the search's, called from Python, run as Python)
+        key = int(twin.key(twin.params, root))
+        history = int(twin.history_key(twin.params, root))
         slot = table_index(key, history, table.shape[0] - 1)
         if table[slot, T_KEY] == key and table[slot, T_HISTORY] == history:
             table[slot, T_MOVE] = move
         else:
             table[slot] = (key, history, move, 0 * 4 + BOUND_EXACT)  # depth 0
             self.table_values[slot] = 0.0
+
+    def warmed_up(self) -> Self:
+        """As :meth:`FastAgent.warmed_up`, and the root's table row written, as every iteration
+        after the first does (the warm-up's tiny searches end before a second)."""
+        root = self.root(self.game.new_state())
+        self._search_first(root, self._favourite(root))
+        super().warmed_up()  # (which empties the table again)
+        return self
 
     def _favourite(self, root: Array) -> Move:
         """The legal move that ``move_order`` rates highest. Not ``move_lists[0, 0]``: where no
