@@ -293,8 +293,13 @@ def test_the_lobby_rates_a_calibrated_variants_levels(
     pairings = (Pairing("random", "greedy", 20, 2, 0, 18, 3.0, times, times),
                 Pairing("greedy", "mcts:30", 20, 4, 0, 16, 2.0, times, times))
     levels_file = tmp_path / "levels.json"
+    # on 6 points, sweeps both ways: the top's rating is open on either side
+    swept = (Pairing("random", "greedy", 20, 0, 0, 20, 3.0, times, times),
+             Pairing("greedy", "mcts:30", 20, 0, 0, 20, 3.0, times, times),
+             Pairing("mcts:30", "mcts:60", 20, 20, 0, 0, -3.0, times, times))
     levels_file.write_text(write_calibrations([
-        CalibratedEntry("alak", make_game("alak", {"size": 5}).options(), pairings)]))
+        CalibratedEntry("alak", make_game("alak", {"size": 5}).options(), pairings),
+        CalibratedEntry("alak", make_game("alak", {"size": 6}).options(), swept)]))
     monkeypatch.setenv(calibration.LEVELS_ENV, str(levels_file))
     calibration._calibrations_in.cache_clear()
     try:
@@ -310,6 +315,9 @@ def test_the_lobby_rates_a_calibrated_variants_levels(
                 "Beginner: Elo 0 over random, about 0.01 s a move (random)")
             expect(options.last).to_contain_text("Strongest: Elo ")
             expect(options.last).to_contain_text("(mcts:30)")
+            page.fill("input[name=size]", "6")
+            page.press("input[name=size]", "Tab")
+            expect(options.last).to_contain_text("Strongest: Elo about 636 over random")
             page.fill("input[name=size]", "7")
             page.press("input[name=size]", "Tab")
             expect(options).to_have_count(len(LEVELS_BY_KEY))

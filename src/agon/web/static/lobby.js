@@ -95,8 +95,10 @@ function levelText(level, calibrated) {
   return `${level.label}: Elo ${rated(level.rating)} over ${calibrated.anchor}, ${thinks} (${level.agent})`;
 }
 
-/** A rating with its 95% interval: "1385 ±260"; "636+" where a sweep leaves it open above. */
+/** A rating with its 95% interval: "1385 ±260"; "636+" where a sweep leaves it open above;
+ * "about 338" where sweeps both ways leave it open on either side. */
 function rated({ elo, low, high }) {
+  if (high == null && low == null) return `about ${elo}`;
   if (high == null) return `${elo}+`;
   if (low == null || low === high) return `${elo}`;
   return `${elo} ±${Math.round((high - low) / 2)}`;
