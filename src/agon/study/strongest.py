@@ -42,8 +42,9 @@ SOLVER_SHARE = 0.9
 SOLVER_SHARE_BEYOND_REACH = 0.1
 """Its share while the game is beyond its reach."""
 WIDE_START = 64
-"""Legal moves at the start that make a game wide: between Alternator 4×4's 49, where
-alpha-beta plays better, and 5×5's 81, where MCTS does (docs/search.md, *strongest*)."""
+"""Legal moves at the start that make a game wide: between the widest start measured where
+alpha-beta plays better (49) and the narrowest where MCTS does (81): docs/search.md,
+*strongest*."""
 WIDE_SEARCH = "mcts"
 WIDE_SEARCH_SETTINGS = {"exploration": 0.35, "margin_weight": 0.2}
 """MCTS's constants in a wide game: a narrower search with a larger bonus for the margin than
