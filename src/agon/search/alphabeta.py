@@ -353,10 +353,8 @@ class AlphaBetaAgent(FastAgent):
         bad (a forced loss, once: docs/search.md, *alphabeta*). A new entry has depth 0: a
         hint for the order, never a value (the root is never cut off, nor is depth 0 looked
         up)."""
-        twin, table = self.twin, self.table
-        # (the twin's kernels, compiled: the search's, called from Python, run as Python)
-        key = int(twin.key(twin.params, root))
-        history = int(twin.history_key(twin.params, root))
+        table = self.table
+        key, history = self._keys(root)
         slot = table_index(key, history, table.shape[0] - 1)
         if table[slot, T_KEY] == key and table[slot, T_HISTORY] == history:
             table[slot, T_MOVE] = move

@@ -45,6 +45,12 @@ class FastAgent(Agent):
     def reset(self) -> None:
         self._seeds = random.Random(self.seed)
 
+    def _keys(self, array: Array) -> tuple[int, int]:
+        """The twin's keys of a position (its own, its history's), by the twin's compiled
+        kernels: the search's, called from Python, would run as Python."""
+        twin = self.twin
+        return int(twin.key(twin.params, array)), int(twin.history_key(twin.params, array))
+
     def warmed_up(self) -> Self:
         """This agent, after tiny searches of the start and of the position after its first
         move: Numba loads (or compiles) its kernels now, those of a search that goes on from an

@@ -348,10 +348,6 @@ class MctsAgent(FastAgent):
         self._root_history = None
         self._root_keys = None
 
-    def _keys(self, array: Array) -> tuple[int, int]:
-        twin = self.twin
-        return int(twin.key(twin.params, array)), int(twin.history_key(twin.params, array))
-
     def _reuse_tree(self, state: State, root: Array) -> None:
         """Re-root the kept tree at ``state`` if it grew from an earlier state of this game;
         else start a new tree. The moves since are found by comparing ``state.history``."""
