@@ -802,3 +802,66 @@ def test_small_boards_get_small_tables() -> None:
     small, large = Solver(Alak(7)), Solver(Alak(8), 12)
     assert small.numbers.shape[0] == small.table.shape[0] == 2 << 15
     assert large.numbers.shape[0] == 2 << 22  # the proof-number search's own minimum
+
+
+def _nodes_to_value(game: Game, chunk_nodes: int) -> tuple[float, int]:
+    """The value of ``game``'s start and the nodes it took, alpha-beta stopped and started
+    again from the root every ``chunk_nodes`` nodes (chunks of a fixed size, whatever the
+    machine's speed)."""
+    solver = Solver(game, 18)
+    solver._chunks["alpha-beta"] = Chunks(chunk_nodes, 1e9, minimum=chunk_nodes, growth=1)
+    value = solver.margin(game.new_state())
+    return value, solver.nodes
+
+
+def test_a_search_cut_into_chunks_goes_on_where_it_stopped() -> None:
+    """A chunk's end leaves, at every node it passes through, the move under way as the
+    table's move: the next chunk comes back down the same line instead of trying another
+    first, so a player's short chunks cost few more nodes than one search (the search it
+    had been in the middle of was lost before: docs/solver.md)."""
+    game = Alternator(3, 4)
+    whole_value, whole = _nodes_to_value(game, 10**9)
+    chunked_value, chunked = _nodes_to_value(game, 2_000)
+    assert chunked_value == whole_value
+    assert whole > 20 * 2_000  # (many restarts)
+    assert chunked < 1.1 * whole
+
+
+def test_a_move_whose_position_the_table_proves_cuts_off_before_any_search() -> None:
+    """Near a search's root a node first looks its moves' positions up: a move the table
+    already proves worth the window's top settles the node with no search below it."""
+    game = Alternator(3, 3)
+    solver = Solver(game, 16)
+    state = game.new_state()
+    solution = solver.solve(state)  # (its best moves' positions are in the table now)
+    array = solver.state_array(state)
+    moves = np.array(solver.legal_moves(array), dtype=np.int64)
+    kernels = solver._kernels
+    arguments = (
+        kernels[1], kernels[2], kernels[5], kernels[6], kernels[7], solver.twin.params,
+        solver.symmetries.data, array, solver.image, solver.control, solver.table, moves,
+        len(moves),
+    )
+    value = solver._units(solution.value)  # (Black moves first)
+    bound, move = K.transposition_cutoff(*arguments, value)
+    assert bound == value and move in solution.best_moves
+    assert K.transposition_cutoff(*arguments, value + 1) == (-K.INFINITY, -1)
+
+
+def test_a_solve_stopped_among_its_moves_still_gives_the_value_and_a_best_move() -> None:
+    """The moves of a proven position are checked the table's move first (the value's proof
+    found it), and where the time runs out among the others, the analysis keeps the value
+    and the moves found to keep it, rather than falling back on an estimate."""
+    from agon.study.analysis import Analyst  # (the study layer, over the solver)
+
+    game = Alternator(3, 4)
+    state = game.new_state()
+    whole = Solver(game, 18).solve(state)
+    analyst = Analyst(game, None, table_bits=18)
+    analyst.solver._chunks["alpha-beta"] = Chunks(200, 1e9, minimum=200, growth=1)
+    # (stopped between two chunks once the moves are being checked)
+    analyst.stop_requested = lambda: "keep" in analyst.solver._target
+    found = analyst.analyse(state, Limit(seconds=600), moves=False, exact_share=1.0)
+    assert found.source == "solver" and found.value.exact
+    assert found.value.black == whole.result_margin
+    assert found.best_moves and set(found.best_moves) <= set(whole.best_moves)

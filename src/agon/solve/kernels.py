@@ -46,6 +46,9 @@ CONTROL_SIZE = 19
 
 HINT_MIN_DEPTH = 3
 """Unknown results of searches at least this deep are remembered (see ``negamax``)."""
+CUTOFF_LOOKAHEAD_PLIES = 10
+"""Nodes this close to a search's root look their moves' positions up in the table before
+searching any (see ``negamax``): deeper, the look-ups cost more than the cutoffs they find."""
 
 DEPENDS_ON_ALL = -1
 """A history reference that makes every ancestor's result depend on its history."""
@@ -447,6 +450,29 @@ def order_moves(
 
 
 @njit(cache=True)
+def transposition_cutoff(
+    play: Kernel, undo: Kernel, key: Kernel, history_key: Kernel, canonical: Kernel,
+    params: Array, symmetry: Array, state: Array, image: Array, control: Array, tt: Array,
+    moves: Array, count: int, beta: int,
+) -> tuple[int, int]:
+    """The first of ``moves[:count]`` whose position the table already proves worth at
+    least ``beta`` to the side to move (a lower bound, from the opponent's upper bound), and
+    that bound: ``(-INFINITY, -1)`` where there is none."""
+    for index in range(count):
+        move = moves[index]
+        play(params, state, move)
+        row = tt_find(tt, position_key(
+            key, history_key, canonical, params, symmetry, state, image, control
+        ))
+        undo(params, state)
+        if row >= 0:
+            bound = -unpack(tt[row, 1])[1]
+            if bound >= beta:
+                return bound, move
+    return -INFINITY, -1
+
+
+@njit(cache=True)
 def negamax(
     legal_moves: Kernel,
     play: Kernel,
@@ -513,6 +539,11 @@ def negamax(
     searched again at that depth or less, they are unknown again at once. This saves the work
     a chunk's restart or a transposition would repeat; a hint proves nothing, so it can cost
     no soundness.
+
+    Where the rules read no history, a node within :data:`CUTOFF_LOOKAHEAD_PLIES` of the root
+    first looks its moves' positions up (:func:`transposition_cutoff`), and in a search to
+    the end a node on the line a chunk's end interrupts keeps the move under way as its table
+    move, so that the next chunk goes on down the same line.
     """
     if not enter_node(control, ply, moves.shape[0]):
         return 0
@@ -591,6 +622,19 @@ def negamax(
     unknown = False
     if depth <= 0 and best < beta:
         count, unknown = 0, True
+    if not history and ply < CUTOFF_LOOKAHEAD_PLIES and best < beta and count > 1:
+        bound, cut_move = transposition_cutoff(
+            play, undo, key, history_key, canonical, params, symmetry, state, image, control,
+            tt, moves[ply], count, beta,
+        )
+        if bound >= beta:
+            store_bounds(
+                key, history_key, canonical, params, symmetry, move_maps, state, image,
+                control, tt, summaries, row_trace, bound, INFINITY, cut_move, 0, length,
+                present_key, table_key, frame,
+            )
+            control[C_STORES] += 1
+            return bound
     side = 0 if sign > 0 else 1
     order_moves(move_order, params, state, moves[ply], scores[ply], count, first, cutoffs[side])
     asked = NEED_ALL if need == NEED_ALL else (NEED_LOW if need == NEED_HIGH else NEED_HIGH)
@@ -616,6 +660,12 @@ def negamax(
         )
         undo(params, state)
         if control[C_ABORTED] != 0:
+            if not (history or control[C_DEPTH_LIMITED]):
+                # the search starts again from its root after a chunk: this move first, to
+                # go on where it stopped rather than try another (a gain only in searches
+                # to the end of positions without history: docs/solver.md)
+                tt_store(tt, summaries, table_key, -INFINITY, INFINITY, move_maps[frame, move],
+                         0, trace_summary(row_trace, LOW), trace_summary(row_trace, HIGH), False)
             return 0
         if value == UNKNOWN:
             unknown = True

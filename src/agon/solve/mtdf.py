@@ -91,6 +91,7 @@ class ValueSearch(SavedTables):
     _sign: int
     _method: str
     _target: str
+    lower_bound_move: int | None
 
     def value(self, array: Array, sign: int, guess: int = 0) -> int:
         """Exact value in units, from the view of the side to move (MTD(f)); ``sign`` is +1
@@ -151,11 +152,27 @@ class ValueSearch(SavedTables):
                 beta, result = settled
                 if result >= beta:
                     lower = result
+                    self.lower_bound_move = self._table_move(array)
                 else:
                     upper = result
                 estimate = result
             yield lower, upper
         return lower
+
+    def _table_move(self, array: Array) -> int | None:
+        """The move the table keeps for the position ``array`` holds (under the whole
+        situation's key, else None): the best move of the last search there, which is the
+        move that reached the test's value where that search proved a lower bound."""
+        kernels, symmetries = self._kernels, self.symmetries
+        key = K.position_key(
+            kernels[5], kernels[6], kernels[7], self.twin.params, symmetries.data, array,
+            self.image, self.control,
+        )
+        row = K.tt_find(self.table, key)
+        move = -1 if row < 0 else K.unpack(self.table[row, 1])[2]
+        if move < 0:
+            return None
+        return int(symmetries.move_maps[symmetries.count + self.image[0], move])
 
     def _stored_bounds(self, array: Array, sign: int, buffers: _Buffers) -> tuple[int, int]:
         """The bounds on ``array``'s value (units, as :meth:`value` counts them) that the

@@ -271,6 +271,9 @@ class Solver(ValueSearch):
         self._sign = 1
         self._method = ""
         self._target = ""
+        self.lower_bound_move: Move | None = None
+        """The move that proved the last lower bound of the value being searched (None: not
+        known)."""
         pass_move = self.variant.pass_move
         self._pass_move = -1 if pass_move is None else pass_move
         self.checkpoint: Path | None = None
@@ -346,6 +349,7 @@ class Solver(ValueSearch):
         self._spending = (limit or NO_LIMIT).start()
         self._last_report = 0.0
         self._target = ""
+        self.lower_bound_move = None
         # (a stop before the first probe proves nothing: not the last solve's bounds)
         self._bounds, self._sign = (-K.INFINITY, K.INFINITY), 1
         with self._stops_between_searches():
@@ -465,6 +469,11 @@ class Solver(ValueSearch):
         move of each class of symmetric moves is searched; the others share its result."""
         moves = self.legal_moves(array)
         classes = self._move_classes(array)
+        # the move that proved the value first: it is settled almost at once, and a solve
+        # stopped among the moves already has one best move
+        for leader, members in list(classes.items()):
+            if self.lower_bound_move in members:
+                classes = {leader: members} | classes
         buffers = self._buffers(array)  # (the moves' positions have fewer plies left)
         keeps, move_values = checks.keeps, checks.values
         largest = int(self.control[K.C_MAX_VALUE])

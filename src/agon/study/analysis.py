@@ -187,7 +187,7 @@ class Analyst:
             solution = solver.solve(state, moves, limit)
         except SolveInterrupted as stop:
             self._interrupted_by_ctrl_c(stop)
-            return None
+            return None if moves else self._proven_before_its_moves(stop, started)
         komi = solution.komi or 0.0
         move_values = None if solution.move_values is None else {
             move: value - komi for move, value in solution.move_values.items()
@@ -203,6 +203,22 @@ class Analyst:
                 solution.nodes, seconds,
             ))
         return analysis
+
+    def _proven_before_its_moves(
+        self, stop: SolveInterrupted, started: float
+    ) -> PositionAnalysis | None:
+        """What a solve that ran out while it checked the moves of a position whose value it
+        had proven still says: that value, with the moves found to keep it so far (None where
+        none was found; the store keeps nothing of it, since its best moves are not all
+        known)."""
+        proven = stop.proven
+        if proven is None or not proven.best:
+            return None
+        komi = self.solver.reported_komi or 0.0
+        return PositionAnalysis(
+            Value(stop.lower - komi, True), [self.game.parse_move(name) for name in proven.best],
+            source="solver", nodes=stop.nodes, seconds=time.monotonic() - started,
+        )
 
     def _moves_keeping(self, state: State, value: float, limit: Limit) -> PositionAnalysis | None:
         """The store's ``value`` of ``state`` with the moves the solver finds to keep it within
