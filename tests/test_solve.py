@@ -865,3 +865,36 @@ def test_a_solve_stopped_among_its_moves_still_gives_the_value_and_a_best_move()
     assert found.source == "solver" and found.value.exact
     assert found.value.black == whole.result_margin
     assert found.best_moves and set(found.best_moves) <= set(whole.best_moves)
+
+
+def test_a_solve_stopped_with_a_bound_proven_plays_the_move_that_reaches_it() -> None:
+    """Where the time runs out after a test of MTD(f) has proven the side to move reaches at
+    least something, the analysis plays the move that reaches it rather than the engine's
+    choice, and an estimate short of the bound is raised to it (an engine here that always
+    chooses another move, and thinks it loses by 100)."""
+    from agon.search.agent import Agent, Analysis
+    from agon.study.analysis import Analyst  # (the study layer, over the solver)
+    from agon.study.values import Value
+
+    game = Alternator(3, 4)
+    state = game.new_state()
+    analyst = Analyst(game, None, table_bits=18)
+    solver = analyst.solver
+
+    class Elsewhere(Agent):
+        name = spec = "elsewhere"
+
+        def analyse(self, state: State, limit: Limit | None = None) -> Analysis:
+            move = next(m for m in state.legal_moves() if m != solver.lower_bound_move)
+            return Analysis(best_move=move, value=-100.0, principal_variation=[move])
+
+    solver._chunks["alpha-beta"] = Chunks(200, 1e9, minimum=200, growth=1)
+    analyst.stop_requested = lambda: solver.lower_bound_move is not None
+    found = analyst.analyse(state, Limit(seconds=60), moves=False, engine=Elsewhere(game))
+    assert analyst._floor is not None
+    bound, move = analyst._floor
+    assert found.best_moves == [move] and found.principal_variation == [move]
+    assert found.value == Value(bound, False)  # (Black moves: her margin, raised to the bound)
+    after = state.copy()
+    after.play(move)
+    assert Solver(game, 18).solve(after).result_margin >= bound

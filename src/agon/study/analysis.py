@@ -9,6 +9,7 @@ are Black's final margin with best play, komi included (:class:`agon.study.value
 
 from __future__ import annotations
 
+import math
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
@@ -104,6 +105,9 @@ class Analyst:
         self._engine: Agent | None = None
         self.stop_requested: Callable[[], bool] = lambda: False
         """Asked between the solver's chunks: True stops the current analysis at once."""
+        self._floor: tuple[float, Move] | None = None
+        """What the last solve that ran out proved for the side to move
+        (:meth:`_proven_floor`)."""
 
     @property
     def solver(self) -> Solver:
@@ -183,10 +187,13 @@ class Analyst:
         started = time.monotonic()
         solver = self.solver
         solver.stop_requested = self.stop_requested
+        self._floor = None
         try:
             solution = solver.solve(state, moves, limit)
         except SolveInterrupted as stop:
             self._interrupted_by_ctrl_c(stop)
+            if stop.proven is None:
+                self._floor = self._proven_floor(state, stop)
             return None if moves else self._proven_before_its_moves(stop, started)
         komi = solution.komi or 0.0
         move_values = None if solution.move_values is None else {
@@ -203,6 +210,16 @@ class Analyst:
                 solution.nodes, seconds,
             ))
         return analysis
+
+    def _proven_floor(self, state: State, stop: SolveInterrupted) -> tuple[float, Move] | None:
+        """Where a solve of ``state`` stopped with the value proven at least something for the
+        side to move: that bound (Black's margin, komi included) and the move that reaches
+        it, else None."""
+        move = self.solver.lower_bound_move
+        bound = stop.lower if state.to_move is Player.BLACK else stop.upper
+        if move is None or math.isinf(bound):
+            return None
+        return bound - (self.solver.reported_komi or 0.0), move
 
     def _proven_before_its_moves(
         self, stop: SolveInterrupted, started: float
@@ -280,6 +297,8 @@ class Analyst:
             estimate = self.estimate(state, rest, engine)
             if stored is not None:
                 estimate.value, estimate.source = Value(stored, True), "store"
+            elif self._floor is not None and not estimate.value.exact:
+                self._on_the_floor(estimate, state.to_move is Player.BLACK, *self._floor)
             return estimate
         if found.best_moves and not found.principal_variation:
             # a line of best play is worth a little of the time, not what is left of it
@@ -291,6 +310,18 @@ class Analyst:
                 state, found, Limit(seconds=max(line_seconds, 0.05))
             )
         return found
+
+    @staticmethod
+    def _on_the_floor(estimate: PositionAnalysis, black: bool, bound: float, move: Move) -> None:
+        """An estimate (not exact), given what the solver proved before it ran out: the side
+        to move reaches ``bound`` (Black's margin) with ``move``. That move is played rather
+        than the engine's, whose estimates of a narrow board's early moves are points away from the
+        exact values (docs/search.md, *A proven bound before an estimate*), and an estimate
+        short of the bound is raised to it."""
+        if estimate.best_moves != [move]:
+            estimate.best_moves, estimate.principal_variation = [move], [move]
+        margin = estimate.value.black
+        estimate.value = Value(max(margin, bound) if black else min(margin, bound), False)
 
     def perfect_line(
         self, state: State, first: PositionAnalysis, limit: Limit, plies: int = LINE_PLIES
