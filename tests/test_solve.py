@@ -890,7 +890,8 @@ def test_a_solve_stopped_with_a_bound_proven_plays_the_move_that_reaches_it() ->
 
     solver._chunks["alpha-beta"] = Chunks(200, 1e9, minimum=200, growth=1)
     analyst.stop_requested = lambda: solver.lower_bound_move is not None
-    found = analyst.analyse(state, Limit(seconds=60), moves=False, engine=Elsewhere(game))
+    analyst._engine = Elsewhere(game)
+    found = analyst.analyse(state, Limit(seconds=60), moves=False)
     assert analyst._floor is not None
     bound, move = analyst._floor
     assert found.best_moves == [move] and found.principal_variation == [move]

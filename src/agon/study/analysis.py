@@ -279,7 +279,9 @@ class Analyst:
         """Exact where the store has ``state`` or the solver proves it in its ``exact_share``
         of ``limit`` (every move's value too, where ``moves``), else the estimate of ``engine``
         (the analyst's own unless given) in the time left. Exact analyses get a line of best
-        play within the time left."""
+        play within the time left. Where the solver proved a bound for the side to move before
+        it ran out, the move that reaches it stands for the analyst's own engine's choice
+        (:meth:`_on_the_floor`; another engine's, measured against nothing here, stands)."""
         spending = limit.start()
         # (where the store knows the value already, the solver looks for the moves that keep
         # it, or for every move's value in a smaller share; the engine's choice stands for them
@@ -297,7 +299,7 @@ class Analyst:
             estimate = self.estimate(state, rest, engine)
             if stored is not None:
                 estimate.value, estimate.source = Value(stored, True), "store"
-            elif self._floor is not None and not estimate.value.exact:
+            elif self._floor is not None and engine is None and not estimate.value.exact:
                 self._on_the_floor(estimate, state.to_move is Player.BLACK, *self._floor)
             return estimate
         if found.best_moves and not found.principal_variation:
