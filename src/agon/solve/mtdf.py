@@ -160,9 +160,13 @@ class ValueSearch(SavedTables):
         return lower
 
     def _table_move(self, array: Array) -> int | None:
-        """The move the table keeps for the position ``array`` holds (under the whole
-        situation's key, else None): the best move of the last search there, which is the
-        move that reached the test's value where that search proved a lower bound."""
+        """The move the table keeps for the position ``array`` holds, else None: the best
+        move of the last search there, which is the move that reached the test's value where
+        that search proved a lower bound. None too where the rules read the history: a bound
+        proven without it is kept under the present position alone, and the move under the
+        whole situation may be an earlier search's."""
+        if self.control[K.C_HISTORY]:
+            return None
         kernels, symmetries = self._kernels, self.symmetries
         key = K.position_key(
             kernels[5], kernels[6], kernels[7], self.twin.params, symmetries.data, array,
