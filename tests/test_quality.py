@@ -239,3 +239,11 @@ def test_a_variant_whose_every_move_is_forced_is_refused_not_sampled_for_ever() 
     assert result.exit_code == 2
     assert "offers no choice of moves" in result.output
     assert "Traceback" not in result.output
+
+
+def test_the_random_positions_come_from_many_random_games() -> None:
+    """One position from each of 40 random games on 3×3 (a game of at most nine decisions):
+    they were all from one game, played again at each sample, before."""
+    sampled = quality._random_positions(Alternator(3, 3), 40, random.Random(1))
+    assert len({judging.state.position() for judging in sampled}) > 20
+    assert len({judging.state.history[0] for judging in sampled if judging.state.history}) > 3

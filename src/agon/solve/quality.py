@@ -305,11 +305,12 @@ def _loss(solver: Solver, state: State, move: Move, limit: Limit | None = None) 
 def _random_positions(game: Game, wanted: int, rng: random.Random) -> list[_Judging]:
     """One position from each of ``wanted`` random games that offer a choice of moves, each
     with the seed of the agent that is to choose there."""
-    walker = RandomAgent(game, rng.randrange(2**31))
     sampled: list[_Judging] = []
     empty_games = 0
     while len(sampled) < wanted:
-        decisions = _game_positions(game, walker)
+        # (a walker of its own each game: one walker, reset as each game starts, played the
+        # same game over and over)
+        decisions = _game_positions(game, RandomAgent(game, rng.randrange(2**31)))
         if decisions:
             sampled.append(_Judging(rng.choice(decisions)[0], None, rng.randrange(2**31)))
             continue
