@@ -308,8 +308,8 @@ def _random_positions(game: Game, wanted: int, rng: random.Random) -> list[_Judg
     sampled: list[_Judging] = []
     empty_games = 0
     while len(sampled) < wanted:
-        # (a walker of its own each game: one walker, reset as each game starts, played the
-        # same game over and over)
+        # a walker of its own each game: _game_positions resets its agent, so one walker
+        # would play one game again and again
         decisions = _game_positions(game, RandomAgent(game, rng.randrange(2**31)))
         if decisions:
             sampled.append(_Judging(rng.choice(decisions)[0], None, rng.randrange(2**31)))

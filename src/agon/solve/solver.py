@@ -474,6 +474,7 @@ class Solver(ValueSearch):
         for leader, members in list(classes.items()):
             if self.lower_bound_move in members:
                 classes = {leader: members} | classes
+                break
         buffers = self._buffers(array)  # (the moves' positions have fewer plies left)
         keeps, move_values = checks.keeps, checks.values
         largest = int(self.control[K.C_MAX_VALUE])
