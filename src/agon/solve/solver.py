@@ -271,7 +271,7 @@ class Solver(ValueSearch):
         self._sign = 1
         self._method = ""
         self._target = ""
-        self.lower_bound_move: Move | None = None
+        self.lower_bound_move = None
         """The move that proved the last lower bound of the value being searched (None: not
         known)."""
         pass_move = self.variant.pass_move
