@@ -509,6 +509,72 @@ def test_a_finalizer_failing_after_a_stop_is_not_reported(
     assert reported == ([] if stopped else [AttributeError])
 
 
+def test_a_stop_while_a_kernel_compiles_is_answered_once_it_is_built(
+    capfd: pytest.CaptureFixture[str],
+) -> None:
+    """A ``KeyboardInterrupt`` landing inside Numba's compiler leaves the kernel half-built (the
+    compile then fails with "no compiled object yet", or the program crashes as it ends): the
+    stop is held while the main thread holds the compiler's lock, nested compiles included, said
+    on stderr, and raised as it lets go."""
+    import os
+    import signal
+    import time
+
+    from numba.core.compiler_lock import global_compiler_lock
+
+    from agon.core.workers import held_while_compiling
+
+    built = False
+    before = signal.signal(signal.SIGINT, held_while_compiling(signal.default_int_handler))
+    try:
+        with pytest.raises(KeyboardInterrupt), global_compiler_lock:
+            with global_compiler_lock:  # (a compile within a compile)
+                os.kill(os.getpid(), signal.SIGINT)
+                time.sleep(0.5)  # (the signal's handler runs before this ends)
+            time.sleep(0.5)
+            built = True
+        with pytest.raises(KeyboardInterrupt):  # (no compile: at once)
+            os.kill(os.getpid(), signal.SIGINT)
+            time.sleep(5)
+    finally:
+        signal.signal(signal.SIGINT, before)
+    assert built
+    assert capfd.readouterr().err.count("stopping once the kernel being compiled is built") == 1
+
+
+def test_a_stop_is_not_held_for_a_compile_in_another_thread() -> None:
+    """Only the main thread hears stops: a kernel compiled by another thread (the arena's
+    thinking) does not hold them."""
+    import os
+    import signal
+    import threading
+    import time
+
+    from numba.core.compiler_lock import global_compiler_lock
+
+    from agon.core.workers import held_while_compiling
+
+    locked, release = threading.Event(), threading.Event()
+
+    def compile_elsewhere() -> None:
+        with global_compiler_lock:
+            locked.set()
+            release.wait(60)
+
+    other = threading.Thread(target=compile_elsewhere)
+    before = signal.signal(signal.SIGINT, held_while_compiling(signal.default_int_handler))
+    other.start()
+    try:
+        assert locked.wait(60)
+        with pytest.raises(KeyboardInterrupt):
+            os.kill(os.getpid(), signal.SIGINT)
+            time.sleep(5)
+    finally:
+        release.set()
+        other.join()
+        signal.signal(signal.SIGINT, before)
+
+
 def test_a_parent_waiting_for_its_workers_answers_a_stop_whose_interrupt_was_lost() -> None:
     """The parent of a parallel solve that heard a stop while it compiled a kernel (where the
     stop's ``KeyboardInterrupt`` is lost) raises it while it waits for its workers' results,

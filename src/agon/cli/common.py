@@ -24,7 +24,7 @@ from agon.core.errors import AgonError, NotationError, quoted, shortened
 from agon.core.game import MAX_MOVES_LENGTH, MAX_POSITION_LENGTH, Game, State
 from agon.core.limits import MAX_SECONDS
 from agon.core.options import Option
-from agon.core.workers import came_from_stop, hear_stop, stop_asked
+from agon.core.workers import came_from_stop, hear_stop, held_while_compiling, stop_asked
 from agon.games import make_game, names, plugin, plugins
 
 GameArg = Annotated[
@@ -278,7 +278,7 @@ def terminate_as_interrupt() -> Iterator[None]:
     stops = list(_STOP_SIGNALS)
     _terminations.clear()
     previous = {
-        stop: signal.signal(stop, interrupt)
+        stop: signal.signal(stop, held_while_compiling(interrupt))
         for stop in stops
         if signal.getsignal(stop) is not signal.SIG_IGN
     }

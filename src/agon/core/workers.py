@@ -15,8 +15,9 @@ import threading
 import time
 from collections.abc import Callable
 from contextlib import suppress
-from functools import partial
+from functools import cache, partial
 from queue import Empty, SimpleQueue
+from types import FrameType
 from typing import Any, Generic, Protocol, TypeVar
 
 from agon.core.errors import AgonError
@@ -115,6 +116,64 @@ def raise_stop_heard() -> None:
     chunks (games played one after another) calls it between its pieces."""
     if _stop_heard:
         raise KeyboardInterrupt
+
+
+SignalHandler = Callable[[int, FrameType | None], Any]
+
+_held_stop: Callable[[], Any] | None = None
+"""A stop signal's handler held until this program's compile ends (:func:`held_while_compiling`)."""
+_HOLDING_NOTE = (
+    b"stopping once the kernel being compiled is built (a compile cut short leaves it broken)"
+    b" ...\n"
+)
+
+
+def held_while_compiling(handler: SignalHandler) -> SignalHandler:
+    """``handler``, for a stop signal, held while the main thread is inside Numba's compiler and
+    called as it comes out: a ``KeyboardInterrupt`` landing in a compile leaves the kernel
+    half-built (the compile then fails on an object code that never came, or the program crashes
+    as it ends, freeing it). A compile takes seconds (the largest kernels, about 10 s on a quiet
+    core), so the wait is said on stderr."""
+
+    def heard(signum: int, frame: FrameType | None) -> Any:
+        global _held_stop
+        if _compiling_here():
+            _held_stop = partial(handler, signum, None)
+            _answer_held_stop_as_compiles_end()
+            with suppress(OSError):
+                os.write(2, _HOLDING_NOTE)  # (not sys.stderr: the code stopped may be writing it)
+            return None
+        _held_stop = None
+        return handler(signum, frame)
+
+    return heard
+
+
+def _compiling_here() -> bool:
+    """Whether this thread holds Numba's compiler lock (a compile, or a load from its cache, is
+    under way in it); never before Numba is loaded."""
+    compiler_lock = sys.modules.get("numba.core.compiler_lock")
+    return compiler_lock is not None and bool(compiler_lock.global_compiler_lock.is_locked())
+
+
+@cache
+def _answer_held_stop_as_compiles_end() -> None:
+    """Have Numba tell this module each time its compiler lock is let go (once per program)."""
+    from numba.core import event
+
+    class CompileEnds(event.Listener):
+        def on_start(self, event: Any) -> None:
+            pass
+
+        def on_end(self, event: Any) -> None:
+            global _held_stop
+            in_main = threading.current_thread() is threading.main_thread()
+            if _held_stop is None or not in_main or _compiling_here():
+                return
+            answer, _held_stop = _held_stop, None
+            answer()
+
+    event.register("numba:compiler_lock", CompileEnds())  # type: ignore[no-untyped-call]
 
 
 def worker_pool(
