@@ -104,8 +104,9 @@ _stop_heard = False
 def hear_stop(heard: bool = True) -> None:
     """Note that a stop signal was heard (or, ``heard`` False, forget it), so that
     :func:`stop_asked` says so between a search's chunks: the ``KeyboardInterrupt`` a stop
-    raises is lost where it lands in a callback from C (Numba's compiler calls one as it caches
-    a kernel), and the search would go on."""
+    raises is lost where it lands in a callback from C (Numba calls one as it unboxes a kernel
+    passed as an argument, and its compiler one as it caches a kernel, where no
+    :func:`held_while_compiling` holds the stop), and the search would go on."""
     global _stop_heard
     _stop_heard = heard
 
