@@ -17,7 +17,18 @@ from agon.core.player import Player
 from agon.games import make_game
 from agon.search.agent import Agent
 from agon.search.kernels import random_playouts
-from agon.search.mcts import CHILD_COUNT, FIRST_CHILD, UNPROVEN, VISITS, MctsAgent, Tree
+from agon.search.mcts import (
+    AMAF_SCORE,
+    AMAF_VISITS,
+    CHILD_COUNT,
+    FIRST_CHILD,
+    MOVE,
+    UNPROVEN,
+    VISITS,
+    MctsAgent,
+    Tree,
+    _select,
+)
 from agon.search.registry import AGENTS, make_agent
 from agon.search.twins import kernels_for, pass_action, twin_for
 from strategies import variants
@@ -280,6 +291,7 @@ def test_random_playouts_restore_the_state_and_stop_at_the_limit(game: Game) -> 
                 kernels.margin,
                 kernels.evaluate,
                 kernels.move_order,
+                kernels.to_move,
                 twin.params,
                 state,
                 moves,
@@ -306,7 +318,7 @@ def test_mcts_plays_the_best_margin_among_proven_wins_and_losses() -> None:
         tree.links[FIRST_CHILD, 0], tree.links[CHILD_COUNT, 0] = 1, len(children)
         for child, (proof, visits, margin) in enumerate(children, start=1):
             tree.links[:, child] = (child, -1, 0)
-            tree.stats[:, child] = (visits, visits / 2, margin)
+            tree.stats[:, child] = (visits, visits / 2, margin, 0.0, 0.0)  # (no RAVE counts)
             tree.flags[:, child] = (proof, 0)
         tree.counters[0] = 1 + len(children)
         return tree
@@ -318,6 +330,47 @@ def test_mcts_plays_the_best_margin_among_proven_wins_and_losses() -> None:
     assert agent._best_child(0) == 2  # lost anyway: by 1, not by 5
     agent.tree = tree_of([(UNPROVEN, 100, -500.0), (UNPROVEN, 10, 50.0)])
     assert agent._best_child(0) == 1  # unproven: the most visited
+
+
+class RaveAgent(MctsAgent):
+    rave_equivalence = 1000.0
+
+
+@pytest.mark.parametrize("game", [ALTERNATOR_3X3, make_game("alak", {"size": 9})], ids=str)
+def test_rave_counts_each_move_as_though_played_first(game: Game) -> None:
+    """Every visit of a child counts among its all-moves-as-first visits (its move is played
+    right there, even where the same player made it earlier, as Alak's points are played
+    again after a capture), and so do the iterations that played its move later, in the tree
+    or the playout: so some children have more of those than visits. A pass counts nowhere.
+    The marks of who played what are all taken back after each iteration."""
+    agent = RaveAgent(game, seed=3)
+    agent.analyse(game.new_state(), Limit(count=400))
+    tree = agent.tree
+    placed = [node for node in range(1, tree.size) if tree.links[MOVE, node] != game.pass_move]
+    visits, amaf_visits = tree.stats[VISITS, placed], tree.stats[AMAF_VISITS, placed]
+    assert (amaf_visits >= visits).all()
+    assert (tree.stats[AMAF_SCORE, placed] <= amaf_visits).all()
+    root_children = list(tree.children(0))
+    assert sum(tree.stats[AMAF_VISITS, root_children]) > sum(tree.stats[VISITS, root_children])
+    assert (agent.first_played == -1).all()
+    plain = MctsAgent(game, seed=3)
+    plain.analyse(game.new_state(), Limit(count=400))
+    assert not plain.tree.stats[AMAF_VISITS, : plain.tree.size].any()
+
+
+def test_rave_tries_the_unvisited_child_with_the_best_all_moves_as_first_mean() -> None:
+    """Without RAVE the first unvisited child comes first; with it, the unvisited child whose
+    move did best wherever it was played."""
+    tree = Tree.empty(4)
+    tree.links[FIRST_CHILD, 0], tree.links[CHILD_COUNT, 0] = 1, 3
+    for child, (amaf_visits, amaf_score) in enumerate([(10, 2), (10, 8), (0, 0)], start=1):
+        tree.links[:, child] = (child, -1, 0)
+        tree.stats[:, child] = (0.0, 0.0, 0.0, amaf_visits, amaf_score)
+        tree.flags[:, child] = (UNPROVEN, 0)
+    tree.stats[VISITS, 0] = 30
+    for rave_equivalence, chosen in ((0.0, 1), (1000.0, 2)):
+        picked = _select(tree.links, tree.stats, tree.flags, 0, 0.1, 0.2, 8.0, rave_equivalence)
+        assert picked == chosen
 
 
 def test_alphabeta_ends_within_its_time_where_deeper_iterations_run_slower(

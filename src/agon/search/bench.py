@@ -65,8 +65,8 @@ def _fast_playouts(game: Game) -> Callable[[int], None]:
     def fast(count: int) -> None:
         random_playouts(
             kernels.legal_moves, kernels.play, kernels.undo, kernels.end_code,
-            kernels.margin, kernels.evaluate, kernels.move_order, twin.params, state, moves,
-            pass_action(game), count, PLAYOUT_PLIES,
+            kernels.margin, kernels.evaluate, kernels.move_order, kernels.to_move, twin.params,
+            state, moves, pass_action(game), count, PLAYOUT_PLIES,
         )
 
     return fast

@@ -76,12 +76,15 @@ def playout(
     margin: Kernel,
     evaluate: Kernel,
     move_order: Kernel,
+    to_move: Kernel,
     params: Array,
     state: Array,
     moves: Array,
     pass_move: int,
     epsilon: float,
     max_plies: int,
+    record: Array,
+    recorded: int,
 ) -> tuple[float, int]:
     """Play ``state`` on in place (moves as :func:`choose_playout_move`) to the end of the game,
     or for ``max_plies`` moves at most.
@@ -89,14 +92,19 @@ def playout(
     Returns the final margin (``evaluate``'s estimate if the game was cut short) and the
     number of moves played, which ``undo`` must take back. The cut matters under rules that
     end a game only when the boards run out: random games there can last thousands of plies,
-    and a twin's array has room for only so many.
+    and a twin's array has room for only so many. Where ``record`` has room (two rows: the
+    moves and who made them), the moves are written into it from column ``recorded`` on.
     """
     plies = 0
+    recording = record.shape[1] > 0
     while end_code(params, state) == 0:
         if plies >= max_plies:
             return float(evaluate(params, state)), plies
         count = legal_moves(params, state, moves)
         move = choose_playout_move(move_order, params, state, moves, count, pass_move, epsilon)
+        if recording:
+            record[0, recorded + plies] = move
+            record[1, recorded + plies] = to_move(params, state)
         play(params, state, move)
         plies += 1
     return float(margin(params, state)), plies
@@ -117,6 +125,7 @@ def random_playouts(
     margin: Kernel,
     evaluate: Kernel,
     move_order: Kernel,
+    to_move: Kernel,
     params: Array,
     state: Array,
     moves: Array,
@@ -128,10 +137,11 @@ def random_playouts(
     restore ``state`` after each with ``undo`` (cheaper than a copy where the array holds a
     long history); the total number of moves played."""
     total = 0
+    no_record = np.zeros((2, 0), dtype=np.int64)
     for _ in range(count):
         _, plies = playout(
-            legal_moves, play, end_code, margin, evaluate, move_order, params, state, moves,
-            pass_move, 1.0, max_plies,
+            legal_moves, play, end_code, margin, evaluate, move_order, to_move, params, state,
+            moves, pass_move, 1.0, max_plies, no_record, 0,
         )
         undo_plies(undo, params, state, plies)
         total += plies

@@ -33,7 +33,7 @@ from agon.search.kernels import Kernel, playout, undo_plies
 
 # Rows of the tree's arrays.
 MOVE, FIRST_CHILD, CHILD_COUNT = 0, 1, 2  # links (int32)
-VISITS, SCORE, MARGIN = 0, 1, 2  # stats (float64)
+VISITS, SCORE, MARGIN, AMAF_VISITS, AMAF_SCORE = 0, 1, 2, 3, 4  # stats (float64)
 PROOF, MOVER = 0, 1  # flags (int8)
 NODES, FULL = 0, 1  # counters (int64)
 
@@ -42,6 +42,9 @@ UNPROVEN = -1
 1 draw, 2 Black wins (absolute, so that no sign flips are needed)."""
 
 MAX_TREE_DEPTH = 4096
+UNVISITED = 1e6
+"""With RAVE, the value of a child not yet visited, plus its all-moves-as-first mean: above any
+visited child's."""
 
 Links = npt.NDArray[np.int32]
 Stats = npt.NDArray[np.float64]
@@ -71,10 +74,11 @@ compiled on a move's clock)."""
 @njit(cache=True)
 def _select(
     links: Links, stats: Stats, flags: Flags, node: int, exploration: float,
-    margin_weight: float, margin_scale: float,
+    margin_weight: float, margin_scale: float, rave_equivalence: float,
 ) -> int:
-    """The child UCT picks: an unvisited child first (in the order children were made), never
-    a proven loss for the player to move; -1 if every child is such a loss."""
+    """The child UCT picks: an unvisited child first (in the order children were made; with
+    RAVE, the best by its all-moves-as-first mean), never a proven loss for the player to
+    move; -1 if every child is such a loss."""
     first = links[FIRST_CHILD, node]
     log_visits = math.log(max(stats[VISITS, node], 1.0))
     player = flags[MOVER, first]
@@ -85,9 +89,20 @@ def _select(
         if proof != UNPROVEN and _for_player(proof, player) == 0:
             continue
         visits = stats[VISITS, child]
-        if visits == 0:
+        mean = stats[SCORE, child] / visits if visits > 0 else 0.0
+        if rave_equivalence > 0.0:
+            amaf_visits = stats[AMAF_VISITS, child]
+            amaf = stats[AMAF_SCORE, child] / amaf_visits if amaf_visits > 0 else 0.5
+            if visits == 0:
+                value = UNVISITED + amaf
+                if value > best_value:
+                    best_value, chosen = value, child
+                continue
+            share = math.sqrt(rave_equivalence / (3.0 * visits + rave_equivalence))
+            mean = (1.0 - share) * mean + share * amaf
+        elif visits == 0:
             return child
-        value = stats[SCORE, child] / visits + exploration * math.sqrt(log_visits / visits)
+        value = mean + exploration * math.sqrt(log_visits / visits)
         if margin_weight != 0.0:
             value += margin_weight * math.tanh(stats[MARGIN, child] / visits / margin_scale)
         if value > best_value:
@@ -119,9 +134,7 @@ def _expand(
         links[MOVE, child] = ordered[index]
         links[FIRST_CHILD, child] = -1
         links[CHILD_COUNT, child] = 0
-        stats[VISITS, child] = 0.0
-        stats[SCORE, child] = 0.0
-        stats[MARGIN, child] = 0.0
+        stats[:, child] = 0.0
         flags[PROOF, child] = UNPROVEN
         flags[MOVER, child] = player
     links[FIRST_CHILD, node] = first
@@ -159,16 +172,20 @@ def run_iterations(
     links: Links, stats: Stats, flags: Flags, counters: Array, path: Array, moves: Array,
     order_scores: npt.NDArray[np.float64], iterations: int, pass_move: int, exploration: float,
     margin_weight: float, margin_scale: float, epsilon: float, informed: bool, may_fill: bool,
-    max_playout_plies: int,
+    max_playout_plies: int, rave_equivalence: float, record: Array, first_played: Array,
 ) -> int:
     """Run up to ``iterations`` MCTS iterations from ``state`` (the root, node 0; restored).
 
     Returns how many ran. Stops early when the root is proven, or, unless ``may_fill``, when a
     node needs expanding and the arrays have no room (``counters[FULL]`` is then set, and the
     caller grows the arrays and goes on). With ``may_fill`` a full tree keeps searching, with
-    playouts from its leaves.
+    playouts from its leaves. With ``rave_equivalence`` above 0 (RAVE), each iteration's moves
+    are written into ``record`` (two rows: move, mover; room for the tree's depth and a
+    playout), and ``first_played`` (-1 everywhere, and so again after each iteration) marks
+    them for the all-moves-as-first statistics (:func:`_count_all_moves_as_first`).
     """
     capacity = links.shape[1]
+    rave = rave_equivalence > 0.0
     for iteration in range(iterations):
         if flags[PROOF, 0] != UNPROVEN:
             return iteration
@@ -176,6 +193,7 @@ def run_iterations(
         depth = 0
         path[0] = 0
         newly_proven = False
+        plies = 0
         while True:
             proof = flags[PROOF, node]
             if proof != UNPROVEN:
@@ -204,30 +222,76 @@ def run_iterations(
                         return iteration
                 if links[FIRST_CHILD, node] < 0:
                     black_margin, plies = playout(
-                        legal_moves, play, end_code, margin, evaluate, move_order, params, state,
-                        moves, pass_move, epsilon, max_playout_plies,
+                        legal_moves, play, end_code, margin, evaluate, move_order, to_move,
+                        params, state, moves, pass_move, epsilon, max_playout_plies,
+                        record if rave else record[:, :0], depth,
                     )
                     undo_plies(undo, params, state, plies)
                     outcome = _outcome(black_margin)
                     break
-            child = _select(links, stats, flags, node, exploration, margin_weight, margin_scale)
+            child = _select(
+                links, stats, flags, node, exploration, margin_weight, margin_scale,
+                rave_equivalence,
+            )
             if child < 0:  # cannot happen once proofs are propagated; a safe fallback
                 child = links[FIRST_CHILD, node]
+            if rave:
+                record[0, depth] = links[MOVE, child]
+                record[1, depth] = flags[MOVER, child]
             play(params, state, links[MOVE, child])
             node = child
             depth += 1
             path[depth] = node
         undo_plies(undo, params, state, depth)
+        if rave:  # (the playout's moves, for every node of the path)
+            _mark_plies(record, depth, depth + plies, first_played, pass_move, False)
         for level in range(depth, -1, -1):
             node = path[level]
+            if rave and level < depth:
+                _mark_plies(record, level, level + 1, first_played, pass_move, False)
             stats[VISITS, node] += 1.0
             mover = flags[MOVER, node]
             if mover >= 0:
                 stats[SCORE, node] += _for_player(outcome, mover) / 2.0
                 stats[MARGIN, node] += black_margin if mover == 0 else -black_margin
+            if rave:
+                _count_all_moves_as_first(links, stats, flags, node, first_played, outcome)
             if newly_proven and level < depth:
                 newly_proven = _try_prove(links, flags, node)
+        if rave:
+            _mark_plies(record, 0, depth + plies, first_played, pass_move, True)
     return iterations
+
+
+@njit(cache=True)
+def _mark_plies(
+    record: Array, start: int, end: int, first_played: Array, pass_move: int, forget: bool
+) -> None:
+    """Mark in ``first_played`` the plies ``start`` to ``end`` of the iteration's ``record``:
+    for each player and move, the first of them it was made at (passes aside: a pass is no
+    place on the board); ``forget`` sets their entries back to -1."""
+    for ply in range(end - 1, start - 1, -1):
+        move, mover = record[0, ply], record[1, ply]
+        if move != pass_move:
+            first_played[mover, move] = -1 if forget else ply
+
+
+@njit(cache=True)
+def _count_all_moves_as_first(
+    links: Links, stats: Stats, flags: Flags, node: int, first_played: Array, outcome: int,
+) -> None:
+    """RAVE's all-moves-as-first statistics (Gelly and Silver 2007): each child of ``node``
+    whose move its mover made at the node's ply or later in the iteration (the plies marked
+    in ``first_played`` so far), in the tree or the playout, counts the iteration's result as
+    though that move had been played first."""
+    first = links[FIRST_CHILD, node]
+    if first < 0:
+        return
+    for child in range(first, first + links[CHILD_COUNT, node]):
+        mover = flags[MOVER, child]
+        if first_played[mover, links[MOVE, child]] >= 0:
+            stats[AMAF_VISITS, child] += 1.0
+            stats[AMAF_SCORE, child] += _for_player(outcome, mover) / 2.0
 
 
 @njit(cache=True)
@@ -272,7 +336,7 @@ class Tree:
     def empty(cls, capacity: int) -> Tree:
         tree = cls(
             links=np.empty((3, capacity), dtype=np.int32),
-            stats=np.empty((3, capacity), dtype=np.float64),
+            stats=np.empty((5, capacity), dtype=np.float64),
             flags=np.empty((2, capacity), dtype=np.int8),
             counters=np.zeros(2, dtype=np.int64),
         )
@@ -330,17 +394,28 @@ class MctsAgent(FastAgent):
     playout_plies_per_action = 4
     """Playouts are cut (and ``evaluate`` scores them) after this many plies per action number,
     where random games would otherwise last thousands (docs/search.md)."""
+    rave_equivalence = 0.0
+    """RAVE (Gelly and Silver 2007), where above 0: a child's mean is blended with its
+    all-moves-as-first mean, weighted sqrt(K / (3 visits + K)) for this K (half once the child
+    has K visits); 0 leaves it out."""
     initial_capacity = 1 << 16
     max_capacity = 1 << 21
-    """At most this many nodes (about 80 MB); a full tree goes on with playouts from its leaves."""
+    """At most this many nodes (about 110 MB); a full tree goes on with playouts from its
+    leaves."""
 
     def __init__(self, game: Game, limit: Limit | None = None, seed: int | None = None) -> None:
         super().__init__(game, limit, seed)
         self.path = np.empty(MAX_TREE_DEPTH, dtype=np.int64)
         self.order_scores = np.empty(self.twin.num_actions, dtype=np.float64)
+        self.record = np.empty((2, MAX_TREE_DEPTH + self._playout_plies), dtype=np.int64)
+        self.first_played = np.full((2, self.twin.num_actions), -1, dtype=np.int64)
         self.tree = Tree.empty(self.initial_capacity)
         self._root_history: list[Move] | None = None
         self._root_keys: tuple[int, int] | None = None
+
+    @property
+    def _playout_plies(self) -> int:
+        return self.playout_plies_per_action * self.twin.num_actions
 
     def reset(self) -> None:
         super().reset()
@@ -384,7 +459,8 @@ class MctsAgent(FastAgent):
                 self.twin.params, root, tree.links, tree.stats, tree.flags, tree.counters,
                 self.path, self.moves, self.order_scores, count - done, self.pass_move,
                 self.exploration, self.margin_weight, self.margin_scale, self.epsilon,
-                self.informed, may_fill, self.playout_plies_per_action * self.twin.num_actions,
+                self.informed, may_fill, self._playout_plies, self.rave_equivalence,
+                self.record, self.first_played,
             )
             if tree.flags[PROOF, 0] != UNPROVEN:
                 return done, True

@@ -46,10 +46,11 @@ WIDE_START = 64
 alpha-beta plays better (49) and the narrowest where MCTS does (81): docs/search.md,
 *strongest*."""
 WIDE_SEARCH = "mcts"
-WIDE_SEARCH_SETTINGS = {"exploration": 0.35, "margin_weight": 0.2}
+WIDE_SEARCH_SETTINGS = {"exploration": 0.1, "margin_weight": 0.2, "rave_equivalence": 1000.0}
 """MCTS's constants in a wide game: a narrower search with a larger bonus for the margin than
-``mcts``'s own (at equal simulations, stronger on the widest board measured and weaker on a
-narrow one, which alpha-beta searches here: docs/search.md, *Tuning the constants*)."""
+``mcts``'s own, and RAVE (at equal simulations, stronger on the widest board measured and
+weaker on a narrow one, which alpha-beta searches here: docs/search.md, *Tuning the
+constants* and *RAVE in the wide search*)."""
 SOLVER_CHUNK_SECONDS = 0.05
 """The solver's chunks, as the agents' are (a move's time is kept to within one)."""
 
