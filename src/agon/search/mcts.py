@@ -4,7 +4,9 @@ The tree lives in preallocated NumPy arrays, one column per node, and is searche
 A node's children sit side by side (``FIRST_CHILD`` and ``CHILD_COUNT``), created together
 when the node is expanded. Statistics are kept from the point of view of the player who made
 the move into the node (``MOVER``): ``SCORE`` sums the playout results (win 1, draw 0.5,
-loss 0) and ``MARGIN`` the final margins. ``PROOF`` marks a node whose outcome is known
+loss 0) and ``MARGIN`` the final margins; with RAVE on (``rave_equivalence``),
+``AMAF_VISITS`` and ``AMAF_SCORE`` count the iterations that made the node's move at its ply or
+later, and their results (all moves as first). ``PROOF`` marks a node whose outcome is known
 (MCTS-Solver, Winands, Björnsson and Saito 2008): a node is won for the player to move there as
 soon as one child is, and otherwise decided once every child is, by the best of them; proven
 losses are never selected again, and the search stops once the root is proven.
