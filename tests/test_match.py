@@ -1,4 +1,5 @@
-"""Matches: colours, results, the Elo estimate, interruption and the ``agon match`` command."""
+"""Matches: colours, results, the Elo estimate, interruption, checkpoints and the ``agon match``
+command."""
 
 from __future__ import annotations
 
@@ -6,11 +7,15 @@ import json
 import math
 import subprocess
 import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
 
 import pytest
 from typer.testing import CliRunner
 
 from agon.cli import app
+from agon.core.errors import AgonError
 from agon.core.player import Player
 from agon.games import make_game
 from agon.search.match import (
@@ -197,12 +202,12 @@ from agon.console import main
 
 real = search_commands.run_match
 
-def terminated_after_two(game, a, b, games, jobs, seed, on_game, *rest):
+def terminated_after_two(game, a, b, games, jobs, seed, on_game, *rest, **named):
     def then_terminated(summary):
         on_game(summary)
         if summary.number == 2:
             os.kill(os.getpid(), signal.SIGTERM)
-    return real(game, a, b, games, jobs, seed, then_terminated, *rest)
+    return real(game, a, b, games, jobs, seed, then_terminated, *rest, **named)
 
 search_commands.run_match = terminated_after_two
 main()
@@ -213,3 +218,106 @@ main()
     assert finished.returncode == 130, finished.stderr
     report = json.loads(finished.stdout)
     assert report["interrupted"] and report["games"] == 2
+
+
+def _stop_after(count: int) -> Callable[[GameSummary], None]:
+    def stop(summary: GameSummary) -> None:
+        if summary.number == count:
+            raise KeyboardInterrupt
+
+    return stop
+
+
+def test_a_match_with_a_checkpoint_goes_on_where_it_stopped(tmp_path: Path) -> None:
+    """Stopped after two games and started again (with more games asked for), the match is
+    the one played without a stop: the same games, their move times kept."""
+    kept = tmp_path / "match.jsonl"
+    whole = run_match(ALAK_5, "greedy", "random", games=6, seed=4)
+    stopped = run_match(ALAK_5, "greedy", "random", games=4, seed=4, on_game=_stop_after(2),
+                        checkpoint=kept)
+    assert stopped.interrupted and len(stopped.games) == 2
+    heard: list[int] = []
+    resumed = run_match(ALAK_5, "greedy", "random", games=6, seed=4, checkpoint=kept,
+                        on_resumed=heard.append)
+    assert heard == [2] and resumed.resumed == 2 and not resumed.interrupted
+    assert resumed.to_json()["results"] == whole.to_json()["results"]
+    assert resumed.move_times("a").moves == whole.move_times("a").moves
+    assert len(kept.read_text().splitlines()) == 1 + 6
+    again = run_match(ALAK_5, "greedy", "random", games=6, seed=4, checkpoint=kept,
+                      on_game=lambda summary: pytest.fail("a kept game was played again"))
+    assert again.resumed == 6 and again.to_json()["results"] == whole.to_json()["results"]
+
+
+def test_a_checkpoint_keeps_the_seed_drawn_for_a_match_without_one(tmp_path: Path) -> None:
+    kept = tmp_path / "match.jsonl"
+    first = run_match(ALAK_5, "greedy", "random", games=2, checkpoint=kept)
+    assert isinstance(first.seed, int)
+    second = run_match(ALAK_5, "greedy", "random", games=4, checkpoint=kept)
+    assert second.seed == first.seed and second.resumed == 2
+    assert second.to_json()["results"] == run_match(
+        ALAK_5, "greedy", "random", games=4, seed=first.seed
+    ).to_json()["results"]
+
+
+@pytest.mark.parametrize(
+    ("change", "fragment"),
+    [
+        ({"spec_b": "greedy"}, "keeps another match"),
+        ({"seed": 5}, "keeps another match"),
+        ({"opening_plies": 1}, "keeps another match"),
+        ({"game": make_game("alak", {"size": 6})}, "keeps another match"),
+    ],
+)
+def test_another_match_s_checkpoint_is_refused_and_left_as_it_was(
+    tmp_path: Path, change: dict[str, Any], fragment: str
+) -> None:
+    kept = tmp_path / "match.jsonl"
+    run_match(ALAK_5, "greedy", "random", games=2, seed=4, checkpoint=kept)
+    before = kept.read_bytes()
+    settings: dict[str, Any] = {"game": ALAK_5, "spec_a": "greedy", "spec_b": "random",
+                                "games": 3, "seed": 4, "checkpoint": kept, **change}
+    with pytest.raises(AgonError, match=fragment):
+        run_match(**settings)
+    assert kept.read_bytes() == before
+
+
+def test_a_file_that_is_no_checkpoint_is_refused_and_left_as_it_was(tmp_path: Path) -> None:
+    notes = tmp_path / "notes.txt"
+    notes.write_text("my notes\n")
+    with pytest.raises(AgonError, match="is not a match's checkpoint"):
+        run_match(ALAK_5, "greedy", "random", games=2, seed=4, checkpoint=notes)
+    assert notes.read_text() == "my notes\n"
+
+
+def test_a_game_cut_short_in_the_file_is_dropped_and_a_changed_one_refused(
+    tmp_path: Path,
+) -> None:
+    kept = tmp_path / "match.jsonl"
+    run_match(ALAK_5, "greedy", "random", games=3, seed=4, checkpoint=kept)
+    lines = kept.read_text().splitlines()
+    kept.write_text("\n".join(lines) + '\n{"game": 4, "a_colo')  # (killed as it wrote)
+    resumed = run_match(ALAK_5, "greedy", "random", games=4, seed=4, checkpoint=kept)
+    assert resumed.resumed == 3 and len(resumed.games) == 4
+    assert len(kept.read_text().splitlines()) == 1 + 4  # (the torn line gone)
+    changed = [*lines[:2], lines[2].replace('"white"', '"black"'), *lines[3:]]
+    kept.write_text("\n".join(changed) + "\n")
+    with pytest.raises(AgonError, match=r"line 3 of .* is not a finished game"):
+        run_match(ALAK_5, "greedy", "random", games=4, seed=4, checkpoint=kept)
+    assert kept.read_text() == "\n".join(changed) + "\n"
+
+
+def test_match_command_goes_on_from_its_checkpoint(tmp_path: Path) -> None:
+    kept = tmp_path / "match.jsonl"
+    args = ["match", "alak", "greedy", "random", "--size", "5", "--seed", "1", "--json",
+            "--checkpoint", str(kept)]
+    first = runner.invoke(app, [*args, "--games", "2"])
+    assert first.exit_code == 0, first.output
+    second = runner.invoke(app, [*args, "--games", "3"])
+    assert second.exit_code == 0, second.output
+    report = json.loads(second.stdout)
+    assert report["games"] == 3 and report["resumed"] == 2
+    assert "2/3 games kept in" in second.stderr
+    other = runner.invoke(app, ["match", "alak", "random", "greedy", "--size", "5", "--games",
+                                "1", "--checkpoint", str(kept)])
+    assert other.exit_code == 2 and "keeps another match" in other.stderr
+    assert "Traceback" not in other.output

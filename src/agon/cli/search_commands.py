@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import math
+from pathlib import Path
 from typing import Annotated, Any
 
 import typer
@@ -25,6 +26,7 @@ from agon.cli.common import (
     stoppable_work,
 )
 from agon.core.errors import AgonError, quoted
+from agon.core.files import user_path
 from agon.search.match import GameSummary, MatchReport, run_match
 from agon.search.registry import AGENTS
 from agon.search.variants import MEASURES, bench_variants, verify_variants
@@ -63,6 +65,7 @@ def match_text(report: MatchReport) -> str:
     lines = [
         f"{report.game.description}: A = {report.agent_a}, B = {report.agent_b}; "
         f"{played} of {report.requested} games"
+        + (f" ({report.resumed} kept from before)" if report.resumed else "")
         + (" (interrupted)" if report.interrupted else "")
         + ", A is Black in odd games"
     ]
@@ -123,6 +126,17 @@ def match(
             "same position otherwise play the same two games again and again."
         ),
     ] = 0,
+    checkpoint: Annotated[
+        Path | None,
+        typer.Option(
+            help="Keep each finished game in this file (JSON lines) and play only the games it "
+            "does not hold yet: a match stopped (Ctrl-C, SIGTERM, a crash) goes on with the "
+            "same command, as though never stopped; --games may grow. The file names the "
+            "match (variant, agents, seed, openings): another match's is refused. Without "
+            "--seed, the file's seed is taken (a new file draws one).",
+            show_default=False,
+        ),
+    ] = None,
     as_json: JsonOpt = False,
     quiet: Annotated[
         bool, typer.Option("--quiet", "-q", help="No progress on stderr.")
@@ -130,7 +144,8 @@ def match(
 ) -> None:
     """Play a match of A against B, colours alternating; report A's wins, draws and losses,
     mean margin and Elo difference. Progress goes to stderr: a bar on a terminal, else a line
-    a game (for a log). Ctrl-C (or SIGTERM) stops it and reports the games finished so far."""
+    a game (for a log). Ctrl-C (or SIGTERM) stops it and reports the games finished so far;
+    with --checkpoint, the same command then goes on from them."""
     game = build_game(game_name, options)
     check_count(games, "--games", 1, MAX_GAMES)
     check_count(jobs, "--jobs", 1, MAX_WORKERS)
@@ -146,6 +161,11 @@ def match(
         task = progress.add_task(f"{agent_a} vs {agent_b}", total=games)
         tally = {1.0: 0, 0.5: 0, 0.0: 0}  # A's wins, draws and losses so far
 
+        def on_resumed(count: int) -> None:
+            progress.update(task, advance=count)
+            if lines:
+                typer.echo(f"{count}/{games} games kept in {kept}: going on from them", err=True)
+
         def on_game(summary: GameSummary) -> None:
             tally[summary.a_score] += 1
             description = f"{agent_a} vs {agent_b}  +{tally[1.0]} ={tally[0.5]} -{tally[0.0]}"
@@ -159,14 +179,21 @@ def match(
                 )
 
         try:
+            kept = None if checkpoint is None else user_path(checkpoint)
             with stoppable_work():
                 report = run_match(
-                    game, agent_a, agent_b, games, jobs, seed, on_game, make_player, random_plies
+                    game, agent_a, agent_b, games, jobs, seed, on_game, make_player, random_plies,
+                    checkpoint=kept, on_resumed=on_resumed,
                 )
         except AgonError as error:
             fail(str(error))
     typer.echo(json.dumps(report.to_json()) if as_json else match_text(report))
     if report.interrupted:
+        if kept is not None:
+            typer.echo(
+                f"{len(report.games)} of {games} games kept in {kept}: the same command goes on",
+                err=True,
+            )
         raise typer.Exit(INTERRUPTED)
 
 

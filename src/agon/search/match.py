@@ -8,18 +8,24 @@ move in the same position play the same two games again and again: a match may o
 game with a few plies at random (:func:`opening_moves`), the same for the two games of a pair
 (A as Black, then as White), so that the openings are fair. An agent that forfeits
 (:class:`agon.search.agent.Forfeit`: another program that crashed, hung or answered an illegal
-move) loses that game, and the match goes on.
+move) loses that game, and the match goes on. A match given a checkpoint file keeps each game
+there as it ends and, started again, plays only the games the file does not hold: since a game
+depends only on the match's seed and its number, the match resumed is the match uninterrupted.
 """
 
 from __future__ import annotations
 
+import json
 import math
 import random
 import time
-from collections.abc import Callable, Generator
+from collections.abc import Callable, Generator, Mapping
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
+from agon.core.errors import AgonError
+from agon.core.files import read_text_limited, replace_file
 from agon.core.game import Game, Move
 from agon.core.player import Player
 from agon.core.render import player_name
@@ -155,6 +161,8 @@ class MatchReport:
     opening_plies: int = 0
     games: list[GameSummary] = field(default_factory=list)
     interrupted: bool = False
+    resumed: int = 0
+    """Games taken from the match's checkpoint file rather than played."""
 
     @property
     def wins(self) -> int:
@@ -200,6 +208,7 @@ class MatchReport:
             "requested": self.requested,
             "games": len(self.games),
             "interrupted": self.interrupted,
+            "resumed": self.resumed,
             "wins": self.wins,
             "draws": self.draws,
             "losses": self.losses,
@@ -311,25 +320,43 @@ def run_match(
     on_game: Callable[[GameSummary], None] | None = None,
     make_player: PlayerFactory = make_agent,
     opening_plies: int = 0,
+    checkpoint: Path | None = None,
+    on_resumed: Callable[[int], None] | None = None,
 ) -> MatchReport:
     """Play the match, each game opened by ``opening_plies`` random plies; Ctrl-C stops it
     and the report holds the games finished so far.
 
     The agent specs are checked (by building the agents once) before any game starts.
     ``make_player`` must be a module's function where ``jobs`` > 1 (workers receive it).
+    With ``checkpoint``, each game is kept in that file as it ends, and the games it already
+    holds are not played again (:func:`resume_match`; ``on_resumed`` hears how many): the
+    report's seed is then the match's, drawn at its start where none was given.
     """
     for spec in (spec_a, spec_b):
         make_player(spec, game, None).close()
-    match_seed = seed if seed is not None else random.SystemRandom().getrandbits(63)
+    done: dict[int, GameSummary] = {}
+    if checkpoint is None:
+        match_seed = seed if seed is not None else _drawn_seed()
+    else:
+        match_seed, kept = resume_match(checkpoint, game, spec_a, spec_b, seed, opening_plies)
+        done = {summary.number: summary for summary in kept if summary.number <= games}
+        seed = match_seed
     report = MatchReport(game, spec_a, spec_b, games, seed, opening_plies)
+    report.games.extend(done[number] for number in sorted(done))
+    report.resumed = len(done)
+    if on_resumed is not None and done:
+        on_resumed(len(done))
     job_list = [
         (game, spec_a, spec_b, number, match_seed, make_player, opening_plies)
         for number in range(1, games + 1)
+        if number not in done
     ]
     results = _results(job_list, jobs)
     try:
         for summary in results:
             report.games.append(summary)
+            if checkpoint is not None:
+                keep_game(checkpoint, summary)
             if on_game is not None:
                 on_game(summary)
     except KeyboardInterrupt:
@@ -337,6 +364,10 @@ def run_match(
     finally:
         results.close()  # stops the workers at once if the match was cut short
     return report
+
+
+def _drawn_seed() -> int:
+    return random.SystemRandom().getrandbits(63)
 
 
 def _results(job_list: list[Job], jobs: int) -> Generator[GameSummary, None, None]:
@@ -351,3 +382,147 @@ def _results(job_list: list[Job], jobs: int) -> Generator[GameSummary, None, Non
     finally:
         pool.terminate()
         pool.join()
+
+
+# --- a match's checkpoint file ----------------------------------------------------------------
+
+CHECKPOINT_FORMAT = "agon match checkpoint 1"
+MAX_CHECKPOINT_BYTES = 256 * 1024 * 1024
+"""A checkpoint keeps each game's move times: some kilobytes a game of hundreds of moves."""
+
+
+def resume_match(
+    path: Path, game: Game, spec_a: str, spec_b: str, seed: int | None, opening_plies: int
+) -> tuple[int, list[GameSummary]]:
+    """The seed and the finished games of the match that ``path`` keeps, the file made ready
+    for more (a new one started where there is none: its seed ``seed``, or drawn).
+
+    The file (JSON lines) starts with what decides the games: the variant, the agents, the
+    seed and the random opening plies; another match's file is refused (:class:`AgonError`),
+    and left as it is. Where no seed is given, the file's is taken. A last line cut short (the
+    program killed while writing it) is dropped; any other line that is no finished game of
+    this match is refused, naming it.
+    """
+    header: dict[str, Any] = {
+        "format": CHECKPOINT_FORMAT,
+        "game": game.variant_id,
+        "a": spec_a,
+        "b": spec_b,
+        "seed": seed,
+        "opening_plies": opening_plies,
+    }
+    try:
+        exists = path.exists()
+    except OSError as error:
+        raise AgonError(f"cannot use {path} as the match's checkpoint: {error}") from None
+    games: list[GameSummary] = []
+    if exists:
+        lines = read_text_limited(path, MAX_CHECKPOINT_BYTES, "a match's checkpoint").split("\n")
+        found = _checkpoint_header(path, lines[0])
+        asked = {key: value for key, value in header.items() if value is not None}
+        differs = [key for key, value in asked.items() if found.get(key) != value]
+        if differs:
+            raise AgonError(
+                f"{path} keeps another match ({_described(found)}), not this one "
+                f"({_described(header)}): give another checkpoint file, or delete that one"
+            )
+        header["seed"] = found["seed"]
+        games = _kept_games(path, lines[1:])
+    elif seed is None:
+        header["seed"] = _drawn_seed()
+    text = "".join(json.dumps(line) + "\n" for line in [header, *map(_game_line, games)])
+    try:
+        replace_file(path, text)
+    except OSError as error:
+        raise AgonError(f"cannot write the match's checkpoint {path}: {error}") from None
+    return int(header["seed"]), games
+
+
+def keep_game(path: Path, summary: GameSummary) -> None:
+    """Add a finished game to the checkpoint file (one line, written at once)."""
+    try:
+        with path.open("a", encoding="utf-8") as file:
+            file.write(json.dumps(_game_line(summary)) + "\n")
+    except OSError as error:
+        raise AgonError(f"cannot keep game {summary.number} in {path}: {error}") from None
+
+
+def _checkpoint_header(path: Path, line: str) -> dict[str, Any]:
+    try:
+        found = json.loads(line)
+    except ValueError:
+        found = None
+    if not isinstance(found, dict) or found.get("format") != CHECKPOINT_FORMAT \
+            or not isinstance(found.get("seed"), int):
+        raise AgonError(
+            f"{path} is not a match's checkpoint (its first line does not say so): "
+            f"left as it is; give another file"
+        )
+    return found
+
+
+def _described(header: Mapping[str, Any]) -> str:
+    seed = "any seed" if header.get("seed") is None else f"seed {header['seed']}"
+    return (
+        f"{header.get('a')} vs {header.get('b')} on {header.get('game')}, {seed}, "
+        f"{header.get('opening_plies')} random opening plies"
+    )
+
+
+def _kept_games(path: Path, lines: list[str]) -> list[GameSummary]:
+    while lines and not lines[-1].strip():
+        lines = lines[:-1]
+    games: dict[int, GameSummary] = {}
+    for index, line in enumerate(lines):
+        try:
+            summary = _game_from(json.loads(line))
+            if summary.number in games:
+                raise ValueError(f"game {summary.number} is there twice")
+        except (ValueError, KeyError, TypeError) as error:
+            if index == len(lines) - 1:
+                break  # (cut short as it was written)
+            raise AgonError(
+                f"line {index + 2} of {path} is not a finished game of the match ({error}): "
+                f"the file was changed; it is left as it is"
+            ) from None
+        games[summary.number] = summary
+    return [games[number] for number in sorted(games)]
+
+
+def _game_line(summary: GameSummary) -> dict[str, Any]:
+    return {
+        **summary.to_json(),
+        "a_seconds": [round(seconds, 6) for seconds in summary.a_seconds],
+        "b_seconds": [round(seconds, 6) for seconds in summary.b_seconds],
+    }
+
+
+def _game_from(raw: Any) -> GameSummary:
+    """A game kept in a checkpoint; ``ValueError`` (or ``KeyError``, ``TypeError``) where it
+    is not one."""
+    number, moves = raw["game"], raw["moves"]
+    if type(number) is not int or number < 1 or type(moves) is not int or moves < 0:
+        raise ValueError("its number or its moves are not counts")
+    colour = Player.parse(raw["a_colour"])
+    if colour is not (Player.BLACK if number % 2 == 1 else Player.WHITE):
+        raise ValueError(f"A has the wrong colour in game {number}")
+    times = [raw["a_seconds"], raw["b_seconds"]]
+    if not all(isinstance(seconds, list) for seconds in times) or not all(
+        isinstance(value, int | float) and 0 <= value < math.inf for seconds in times
+        for value in seconds
+    ):
+        raise ValueError("its move times are not lists of seconds")
+    margin = raw["margin"]
+    if not isinstance(margin, int | float) or not math.isfinite(margin):
+        raise ValueError("its margin is not a number")
+    return GameSummary(
+        number=number,
+        a_colour=colour,
+        result=str(raw["result"]),
+        margin=float(margin),
+        moves=moves,
+        end_reason=str(raw["end_reason"]),
+        forfeit=bool(raw["forfeit"]),
+        a_seconds=tuple(float(value) for value in times[0]),
+        b_seconds=tuple(float(value) for value in times[1]),
+    )
