@@ -158,6 +158,10 @@ def test_solve_and_match_refuse_hostile_numbers(game: str, tmp_path: Path) -> No
         check(["solve", game, "--tables-file", str(target), *small])
     for spec in AGENTS:
         check(["match", game, spec, "random", "--games", "1"])
+    not_text = tmp_path / "binary.jsonl"
+    not_text.write_bytes(b"\xff\xfe\x00" * 100)
+    for target in [Path("/dev/null"), tmp_path, tmp_path / "no" / "folder" / "m.jsonl", not_text]:
+        check(["match", game, "random", "random", "--games", "1", "--checkpoint", str(target)])
     for count in ["0", "-1", HUGE, "nan"]:
         check(["match", game, "random", "random", "--games", count])
         check(["quality", game, "random", "--positions", count, "--max-seconds", "0.1"])

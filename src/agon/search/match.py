@@ -433,8 +433,14 @@ def resume_match(
     text = "".join(json.dumps(line) + "\n" for line in [header, *map(_game_line, games)])
     try:
         replace_file(path, text)
+    except FileNotFoundError:
+        raise AgonError(
+            f"cannot write the match's checkpoint {path}: there is no folder {path.parent}"
+        ) from None
     except OSError as error:
-        raise AgonError(f"cannot write the match's checkpoint {path}: {error}") from None
+        raise AgonError(
+            f"cannot write the match's checkpoint {path}: {error.strerror or error}"
+        ) from None
     return int(header["seed"]), games
 
 
@@ -444,7 +450,9 @@ def keep_game(path: Path, summary: GameSummary) -> None:
         with path.open("a", encoding="utf-8") as file:
             file.write(json.dumps(_game_line(summary)) + "\n")
     except OSError as error:
-        raise AgonError(f"cannot keep game {summary.number} in {path}: {error}") from None
+        raise AgonError(
+            f"cannot keep game {summary.number} in {path}: {error.strerror or error}"
+        ) from None
 
 
 def _checkpoint_header(path: Path, line: str) -> dict[str, Any]:
