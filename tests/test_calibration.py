@@ -27,6 +27,7 @@ from agon.study.calibration import (
     calibrate,
     calibration_for,
     chosen_ladder,
+    pairing_games_file,
     ratings_of,
     read_calibrations,
     write_calibrations,
@@ -182,6 +183,43 @@ def test_a_stopped_calibration_keeps_the_pairings_finished(tmp_path: Path) -> No
         calibrate(request, kept, stop_in_the_second_pairing)
     assert [p["b"] for p in json.loads(kept.read_text())["pairings"]] == ["greedy"]
     assert calibrate(request, kept, None).resumed == 1
+
+
+def test_a_stopped_calibration_goes_on_from_the_games_of_the_pairing_under_way(
+    tmp_path: Path,
+) -> None:
+    kept = tmp_path / "checkpoint.json"
+    request = CalibrationRequest(make_game("alternator", SMALL), ("random", "greedy", "mcts:30"),
+                                 games=3, seed=3)
+    whole = calibrate(request, tmp_path / "whole.json")
+    heard: list[Any] = []
+
+    def stop_in_the_second_pairing(pairing: Pairing | None, game: Any) -> None:
+        heard.append(game)
+        if len(heard) == 5:  # (two games of the second pairing played)
+            raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        calibrate(request, kept, stop_in_the_second_pairing)
+    games_file = pairing_games_file(kept, request, 1)
+    assert len(games_file.read_text().splitlines()) == 1 + 2
+    played: list[Any] = []
+    done = calibrate(request, kept, lambda pairing, game: played.append(game or pairing))
+    def results(pairings: list[Pairing]) -> list[tuple[Any, ...]]:
+        return [(p.a, p.b, p.wins, p.draws, p.losses, p.mean_margin, p.b_seconds["moves"])
+                for p in pairings]
+
+    assert done.complete and results(done.pairings) == results(whole.pairings)
+    # the first pairing taken whole, the second's two games from its file, one game played
+    assert [type(item).__name__ for item in played] == ["Pairing", *["GameSummary"] * 3]
+    assert [item.number for item in played[1:]] == [1, 2, 3]
+    assert not games_file.exists()
+    games_file.write_text("games of mcts:30 before a change to it\n")
+    again: list[Any] = []
+    calibrate(request, kept, lambda pairing, game: again.append(game or pairing),
+              again=("mcts:30",))
+    assert [type(item).__name__ for item in again] == ["Pairing", *["GameSummary"] * 3]
+    assert not games_file.exists()  # (a pairing played again starts from no games)
 
 
 def test_a_calibration_plays_again_the_pairings_of_the_agents_named(tmp_path: Path) -> None:

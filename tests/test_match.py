@@ -236,10 +236,10 @@ def test_a_match_with_a_checkpoint_goes_on_where_it_stopped(tmp_path: Path) -> N
     stopped = run_match(ALAK_5, "greedy", "random", games=4, seed=4, on_game=_stop_after(2),
                         checkpoint=kept)
     assert stopped.interrupted and len(stopped.games) == 2
-    heard: list[int] = []
+    heard: list[list[GameSummary]] = []
     resumed = run_match(ALAK_5, "greedy", "random", games=6, seed=4, checkpoint=kept,
                         on_resumed=heard.append)
-    assert heard == [2] and resumed.resumed == 2 and not resumed.interrupted
+    assert heard == [stopped.games] and resumed.resumed == 2 and not resumed.interrupted
     assert resumed.to_json()["results"] == whole.to_json()["results"]
     assert resumed.move_times("a").moves == whole.move_times("a").moves
     assert len(kept.read_text().splitlines()) == 1 + 6

@@ -88,7 +88,8 @@ def calibrate_command(
     match), choose the arena's levels by the ratings, and write them where the arena reads
     them (docs/search.md, *Calibrated levels*).
 
-    Ctrl-C stops it, keeping the pairings finished: run it again (without --again) to go on.
+    Ctrl-C stops it, keeping the pairings finished and the games of the one under way: run it
+    again (without --again) to go on.
     """
     from agon.core.compiled import user_cache
     from agon.games import plugin_of
@@ -138,8 +139,11 @@ def calibrate_command(
         fail(str(error))
     except KeyboardInterrupt:
         how = "run again without --again" if played_again else "run again"
-        typer.echo(f"interrupted: the pairings finished are kept in {kept}; {how} to go on",
-                   err=True)
+        typer.echo(
+            f"interrupted: the pairings finished are kept in {kept}, and the games of the one "
+            f"under way beside it; {how} to go on",
+            err=True,
+        )
         raise typer.Exit(INTERRUPTED) from None
     entry = CalibratedEntry(
         game.name, game.options(), tuple(calibration.pairings),

@@ -161,7 +161,10 @@ def match(
         task = progress.add_task(f"{agent_a} vs {agent_b}", total=games)
         tally = {1.0: 0, 0.5: 0, 0.0: 0}  # A's wins, draws and losses so far
 
-        def on_resumed(count: int) -> None:
+        def on_resumed(kept_games: list[GameSummary]) -> None:
+            count = len(kept_games)
+            for summary in kept_games:
+                tally[summary.a_score] += 1
             progress.update(task, advance=count)
             if lines:
                 typer.echo(f"{count}/{games} games kept in {kept}: going on from them", err=True)

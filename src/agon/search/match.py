@@ -321,7 +321,7 @@ def run_match(
     make_player: PlayerFactory = make_agent,
     opening_plies: int = 0,
     checkpoint: Path | None = None,
-    on_resumed: Callable[[int], None] | None = None,
+    on_resumed: Callable[[list[GameSummary]], None] | None = None,
 ) -> MatchReport:
     """Play the match, each game opened by ``opening_plies`` random plies; Ctrl-C stops it
     and the report holds the games finished so far.
@@ -329,7 +329,7 @@ def run_match(
     The agent specs are checked (by building the agents once) before any game starts.
     ``make_player`` must be a module's function where ``jobs`` > 1 (workers receive it).
     With ``checkpoint``, each game is kept in that file as it ends, and the games it already
-    holds are not played again (:func:`resume_match`; ``on_resumed`` hears how many): the
+    holds are not played again (:func:`resume_match`; ``on_resumed`` hears of them): the
     report's seed is then the match's, drawn at its start where none was given.
     """
     for spec in (spec_a, spec_b):
@@ -345,7 +345,7 @@ def run_match(
     report.games.extend(done[number] for number in sorted(done))
     report.resumed = len(done)
     if on_resumed is not None and done:
-        on_resumed(len(done))
+        on_resumed(list(report.games))
     job_list = [
         (game, spec_a, spec_b, number, match_seed, make_player, opening_plies)
         for number in range(1, games + 1)

@@ -239,9 +239,11 @@ def calibrate(
     """Play the ladder's pairings that ``checkpoint`` does not hold yet, writing each there as
     it ends; ``again`` names agents of the pool whose pairings are played again (after a change
     to them), the checkpoint's others kept. Ctrl-C (KeyboardInterrupt) stops it within a game,
-    keeping the pairings done (and not those of ``again``: a stopped run goes on without it).
-    ``on_game(None, summary)`` follows each game; ``on_game(pairing, None)`` each pairing
-    taken from the checkpoint."""
+    keeping the pairings done (and not those of ``again``: a stopped run goes on without it),
+    and the games done of the pairing under way, in a match checkpoint beside ``checkpoint``
+    (:func:`pairing_games_file`, deleted once the pairing is kept). ``on_game(None, summary)``
+    follows each game (those taken from a pairing's games file too); ``on_game(pairing, None)``
+    each pairing taken from the checkpoint."""
     pool = request.pool
     if len(pool) < 2:
         raise AgonError("a calibration needs at least two agents: the anchor and another")
@@ -261,6 +263,9 @@ def calibrate(
     kept += [None] * (len(links) - len(kept))
     if again:
         _keep(checkpoint, request, kept)
+        for index, (weaker, stronger) in enumerate(links):
+            if {weaker, stronger} & replayed:
+                pairing_games_file(checkpoint, request, index).unlink(missing_ok=True)
     calibration = Calibration(request)
     for index, (weaker, stronger) in enumerate(links):
         pairing = kept[index]
@@ -269,17 +274,35 @@ def calibrate(
             if on_game is not None:
                 on_game(pairing, None)
         else:
+            games_file = pairing_games_file(checkpoint, request, index)
             report = run_match(
                 request.game, weaker, stronger, request.games, request.jobs, request.seed,
                 None if on_game is None else (lambda summary: on_game(None, summary)),
-                make_player, request.random_plies,
+                make_player, request.random_plies, checkpoint=games_file,
+                on_resumed=None if on_game is None else (
+                    lambda games: _each(games, lambda summary: on_game(None, summary))
+                ),
             )
             if report.interrupted:
                 raise KeyboardInterrupt
             pairing = kept[index] = Pairing.of(report)
             _keep(checkpoint, request, kept)
+            games_file.unlink(missing_ok=True)
         calibration.pairings.append(pairing)
     return calibration
+
+
+def _each(games: Sequence[GameSummary], heard: Callable[[GameSummary], None]) -> None:
+    for summary in games:
+        heard(summary)
+
+
+def pairing_games_file(checkpoint: Path, request: CalibrationRequest, index: int) -> Path:
+    """Where the games of pairing ``index`` (from 0) are kept while it is played: beside the
+    checkpoint, named after what decides them, so that only this calibration goes on from
+    them."""
+    name = f"{checkpoint.stem}-{request.fingerprint()}-pairing-{index + 1}.jsonl"
+    return checkpoint.with_name(name)
 
 
 def _keep(path: Path, request: CalibrationRequest, pairings: Sequence[Pairing | None]) -> None:
