@@ -248,6 +248,13 @@ def test_a_match_with_a_checkpoint_goes_on_where_it_stopped(tmp_path: Path) -> N
     assert again.resumed == 6 and again.to_json()["results"] == whole.to_json()["results"]
 
 
+def test_a_match_without_a_seed_reports_the_one_it_drew() -> None:
+    drawn = run_match(ALAK_5, "greedy", "random", games=3)
+    again = run_match(ALAK_5, "greedy", "random", games=3, seed=drawn.seed)
+    assert again.to_json()["results"] == drawn.to_json()["results"]
+    assert drawn.to_json()["seed"] == drawn.seed
+
+
 def test_a_checkpoint_keeps_the_seed_drawn_for_a_match_without_one(tmp_path: Path) -> None:
     kept = tmp_path / "match.jsonl"
     first = run_match(ALAK_5, "greedy", "random", games=2, checkpoint=kept)

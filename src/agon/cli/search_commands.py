@@ -67,7 +67,7 @@ def match_text(report: MatchReport) -> str:
         f"{played} of {report.requested} games"
         + (f" ({report.resumed} kept from before)" if report.resumed else "")
         + (" (interrupted)" if report.interrupted else "")
-        + ", A is Black in odd games"
+        + f", A is Black in odd games; seed {report.seed}"
     ]
     if not played:
         return lines[0]

@@ -157,7 +157,9 @@ class MatchReport:
     agent_a: str
     agent_b: str
     requested: int
-    seed: int | None
+    seed: int
+    """The match's seed, drawn at its start where none was given: with it, and count budgets,
+    the match repeats exactly."""
     opening_plies: int = 0
     games: list[GameSummary] = field(default_factory=list)
     interrupted: bool = False
@@ -329,8 +331,9 @@ def run_match(
     The agent specs are checked (by building the agents once) before any game starts.
     ``make_player`` must be a module's function where ``jobs`` > 1 (workers receive it).
     With ``checkpoint``, each game is kept in that file as it ends, and the games it already
-    holds are not played again (:func:`resume_match`; ``on_resumed`` hears of them): the
-    report's seed is then the match's, drawn at its start where none was given.
+    holds are not played again (:func:`resume_match`; ``on_resumed`` hears of them). The
+    report's seed is the match's, drawn at its start where none was given (or taken from the
+    checkpoint), so that any match can be played again.
     """
     for spec in (spec_a, spec_b):
         make_player(spec, game, None).close()
@@ -340,8 +343,7 @@ def run_match(
     else:
         match_seed, kept = resume_match(checkpoint, game, spec_a, spec_b, seed, opening_plies)
         done = {summary.number: summary for summary in kept if summary.number <= games}
-        seed = match_seed
-    report = MatchReport(game, spec_a, spec_b, games, seed, opening_plies)
+    report = MatchReport(game, spec_a, spec_b, games, match_seed, opening_plies)
     report.games.extend(done[number] for number in sorted(done))
     report.resumed = len(done)
     if on_resumed is not None and done:
