@@ -21,6 +21,10 @@ done
 # by SIGTERM after 19 and 2 games, about two hours of the machine's two cores; 2026-12-08: seeds 3,
 # 4 and 5, one after the other, stopped after 1, 2 and 4 games; 2026-12-09: seed 6, stopped after
 # 9 games).
-for seed in 1 2 3 4 5 6; do
+for seed in 1 2 3 4 5 6 7; do
   .venv/bin/agon match alak --size 15 --rules baljeu strongest:1s openspiel-mcts:2000 --games 200 --seed $seed --json >> docs/ladder.jsonl 2>>/dev/null
 done
+# From 2026-12-10 one match of 200 games, a session at a time: its games are kept in the
+# checkpoint beside this script as they end, and the same command goes on from them (stop it
+# with SIGTERM; `--jobs N` on a machine with N idle cores).
+.venv/bin/agon match alak --size 15 --rules baljeu strongest:1s openspiel-mcts:2000 --games 200 --seed 8 --checkpoint docs/alak15-strongest-vs-openspiel-mcts.jsonl --json >> docs/ladder.jsonl 2>>/dev/null

@@ -207,7 +207,8 @@ def test_a_game_longer_than_the_twins_room_goes_on(monkeypatch: pytest.MonkeyPat
 
 @pytest.mark.parametrize(
     "name",
-    ["python_agon_alternator(width=3,height=3)", "python_agon_alak(size=6,rules=traditional)"],
+    ["python_agon_alternator(width=3,height=3)", "python_agon_alak(size=6,rules=traditional)",
+     "python_agon_alak(size=5)", "python_agon_alak(size=5,rules=tromp-taylor)"],
 )
 def test_games_from_the_start_share_its_array_until_their_first_move(name: str) -> None:
     """A clone is a new initial state with the original's attributes copied in: the new state
