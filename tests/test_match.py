@@ -273,6 +273,7 @@ def test_a_checkpoint_keeps_the_seed_drawn_for_a_match_without_one(tmp_path: Pat
         ({"seed": 5}, "keeps another match"),
         ({"opening_plies": 1}, "keeps another match"),
         ({"game": make_game("alak", {"size": 6})}, "keeps another match"),
+        ({"game": make_game("alak", {"size": 5, "edge_capture": False})}, "keeps another match"),
     ],
 )
 def test_another_match_s_checkpoint_is_refused_and_left_as_it_was(
@@ -286,6 +287,17 @@ def test_another_match_s_checkpoint_is_refused_and_left_as_it_was(
     with pytest.raises(AgonError, match=fragment):
         run_match(**settings)
     assert kept.read_bytes() == before
+
+
+def test_a_checkpoint_is_of_one_komi(tmp_path: Path) -> None:
+    """Options that a variant's name leaves out (Alternator's komi) still name the match."""
+    kept = tmp_path / "match.jsonl"
+    board = {"size": "2x2"}
+    run_match(make_game("alternator", board), "greedy", "random", games=1, seed=1,
+              checkpoint=kept)
+    with pytest.raises(AgonError, match="keeps another match"):
+        run_match(make_game("alternator", {**board, "komi": 0.5}), "greedy", "random", games=2,
+                  seed=1, checkpoint=kept)
 
 
 def test_a_file_that_is_no_checkpoint_is_refused_and_left_as_it_was(tmp_path: Path) -> None:

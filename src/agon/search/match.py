@@ -407,7 +407,8 @@ def resume_match(
     """
     header: dict[str, Any] = {
         "format": CHECKPOINT_FORMAT,
-        "game": game.variant_id,
+        "game": game.name,
+        "options": json.loads(json.dumps(game.options())),  # (as the file will read them)
         "a": spec_a,
         "b": spec_b,
         "seed": seed,
@@ -474,8 +475,8 @@ def _checkpoint_header(path: Path, line: str) -> dict[str, Any]:
 def _described(header: Mapping[str, Any]) -> str:
     seed = "any seed" if header.get("seed") is None else f"seed {header['seed']}"
     return (
-        f"{header.get('a')} vs {header.get('b')} on {header.get('game')}, {seed}, "
-        f"{header.get('opening_plies')} random opening plies"
+        f"{header.get('a')} vs {header.get('b')} on {header.get('game')} {header.get('options')}, "
+        f"{seed}, {header.get('opening_plies')} random opening plies"
     )
 
 
