@@ -20,7 +20,7 @@ done
 # The strongest agent against MCTSBot on Alak 15 (2026-12-07: two seeds, one process each, stopped
 # by SIGTERM after 19 and 2 games, about two hours of the machine's two cores; 2026-12-08: seeds 3,
 # 4 and 5, one after the other, stopped after 1, 2 and 4 games; 2026-12-09: seed 6, stopped after
-# 9 games).
+# 9 games; 2026-12-10: seed 7, stopped after 7 games).
 for seed in 1 2 3 4 5 6 7; do
   .venv/bin/agon match alak --size 15 --rules baljeu strongest:1s openspiel-mcts:2000 --games 200 --seed $seed --json >> docs/ladder.jsonl 2>>/dev/null
 done
