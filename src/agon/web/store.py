@@ -21,7 +21,7 @@ from contextlib import AbstractContextManager, contextmanager, nullcontext
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime, timedelta
 from importlib import resources
-from typing import Any
+from typing import Any, cast
 
 from sqlalchemy import (
     JSON,
@@ -30,6 +30,8 @@ from sqlalchemy import (
     Integer,
     Select,
     String,
+    Table,
+    bindparam,
     create_engine,
     delete,
     event,
@@ -45,6 +47,7 @@ from sqlalchemy.engine import URL, Connection, Engine
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import DeclarativeBase, Mapped, Session, mapped_column, sessionmaker
 from sqlalchemy.pool import NullPool
+from sqlalchemy.sql.dml import Update
 
 from agon.core.errors import AgonError
 
@@ -115,6 +118,34 @@ class TurnRow(Base):
     """The game's revision when the turn came: once the game has changed, it is stale."""
     queued: Mapped[datetime] = mapped_column(DateTime(timezone=True), index=True)
     """When; turns are taken oldest first, so that every game waits its turn."""
+
+
+# The statements of a move's path, built once: building one (its cache key included) costs
+# several times what running it does (docs/web.md, *A move's statements built once*).
+_GAMES = cast(Table, GameRow.__table__)
+_REVISION_OF_GAME = select(_GAMES.c.revision).where(_GAMES.c.id == bindparam("game_id"))
+_INSERT_MOVE = insert(cast(Table, MoveRow.__table__))
+_NOTIFY = select(func.pg_notify(bindparam("channel"), bindparam("payload")))
+_CHANGED_COLUMNS = ("status", "result", "reason", "resigned", "updated")
+
+
+def _bump_game(thinker: bool) -> Update:
+    """A change of a game at its revision: the revision bumped, the outcome and the time set
+    (and the thinker that made it, where ``thinker``); parameters ``game_id``,
+    ``at_revision`` and ``new_`` and each column's name."""
+    values: dict[str, Any] = {"revision": _GAMES.c.revision + 1}
+    values.update({name: bindparam(f"new_{name}") for name in _CHANGED_COLUMNS})
+    if thinker:
+        values["thinker"] = bindparam("new_thinker")
+    return (
+        update(_GAMES)
+        .where(_GAMES.c.id == bindparam("game_id"), _GAMES.c.revision == bindparam("at_revision"))
+        .values(values)
+    )
+
+
+_BUMP_GAME = {False: _bump_game(False), True: _bump_game(True)}
+"""By whether the change sets the thinker."""
 
 
 CHANGES_CHANNEL = "agon_games"
@@ -361,7 +392,7 @@ class Store:
 
     def _revision(self, game_id: str) -> int | None:
         with self.engine.connect() as connection:
-            return connection.scalar(select(GameRow.revision).where(GameRow.id == game_id))
+            return connection.scalar(_REVISION_OF_GAME, {"game_id": game_id})
 
     def append_move(
         self,
@@ -378,7 +409,7 @@ class Store:
         change (now: :func:`stored_now`)."""
 
         def insert_move(session: Session) -> None:
-            session.execute(insert(MoveRow).values(game_id=game_id, ply=ply, text=text))
+            session.execute(_INSERT_MOVE, {"game_id": game_id, "ply": ply, "text": text})
 
         try:
             self._change(_Change(game_id, revision, outcome, insert_move, at), claim)
@@ -477,12 +508,13 @@ class Store:
         transaction: the game's row bumped (:class:`StaleGame` if its revision is no longer
         the change's, before anything is written), the change's own statements, the
         computer's next turn queued, the change announced."""
-        kept = {} if thinker is None else {"thinker": thinker}
+        values = _change_values(change.outcome, change.at)
+        parameters = {f"new_{name}": value for name, value in values.items()}
+        if thinker is not None:
+            parameters["new_thinker"] = thinker
         bumped = session.execute(
-            update(GameRow)
-            .where(GameRow.id == change.game_id, GameRow.revision == change.revision)
-            .values(**_changed(change.outcome, change.at), **kept)
-            .execution_options(synchronize_session=False)  # (no game objects in session)
+            _BUMP_GAME[thinker is not None],
+            {"game_id": change.game_id, "at_revision": change.revision, **parameters},
         )
         if bumped.rowcount != 1:  # type: ignore[attr-defined]
             raise StaleGame("the game changed meanwhile: look again and retry")
@@ -590,11 +622,12 @@ class Store:
 def _changed(outcome: Outcome, at: datetime | None = None) -> dict[str, Any]:
     """The columns every change of a game sets: a new revision, its outcome, the time (now
     unless ``at``)."""
-    return {
-        "revision": GameRow.revision + 1,
-        **_outcome_columns(outcome),
-        "updated": at or stored_now(),
-    }
+    return {"revision": GameRow.revision + 1, **_change_values(outcome, at)}
+
+
+def _change_values(outcome: Outcome, at: datetime | None = None) -> dict[str, Any]:
+    """The values of :data:`_CHANGED_COLUMNS` in a change of a game."""
+    return {**_outcome_columns(outcome), "updated": at or stored_now()}
 
 
 def _outcome_columns(outcome: Outcome) -> dict[str, Any]:
@@ -608,7 +641,7 @@ def _outcome_columns(outcome: Outcome) -> dict[str, Any]:
 
 def _notify(session: Session, channel: str, payload: str) -> None:
     """Announce ``payload`` on PostgreSQL's ``channel`` when the transaction commits."""
-    session.execute(select(func.pg_notify(channel, payload)))
+    session.execute(_NOTIFY, {"channel": channel, "payload": payload})
 
 
 SCHEMA_LOCK = 0x61676F6E
