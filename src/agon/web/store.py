@@ -126,6 +126,11 @@ _GAMES = cast(Table, GameRow.__table__)
 _REVISION_OF_GAME = select(_GAMES.c.revision).where(_GAMES.c.id == bindparam("game_id"))
 _INSERT_MOVE = insert(cast(Table, MoveRow.__table__))
 _NOTIFY = select(func.pg_notify(bindparam("channel"), bindparam("payload")))
+_TURNS = cast(Table, TurnRow.__table__)
+_QUEUE_TURN = insert(_TURNS)
+_DELETE_TURN = delete(_TURNS).where(
+    _TURNS.c.game_id == bindparam("game_id"), _TURNS.c.revision == bindparam("turn_revision")
+)
 _CHANGED_COLUMNS = ("status", "result", "reason", "resigned", "updated")
 
 
@@ -146,6 +151,28 @@ def _bump_game(thinker: bool) -> Update:
 
 _BUMP_GAME = {False: _bump_game(False), True: _bump_game(True)}
 """By whether the change sets the thinker."""
+
+
+def _claimable_turns(many_processes: bool) -> Select[Any]:
+    """The computer turns queued longest (parameter ``wanted``: how many), their rows locked
+    for this transaction, skipping those locked; with ``many_processes``, only those of games
+    no other process thinks for (parameter ``process``), or queued before ``waited``."""
+    wanted = (
+        select(_TURNS.c.game_id, _TURNS.c.revision)
+        .order_by(_TURNS.c.queued, _TURNS.c.game_id, _TURNS.c.revision)
+        .limit(bindparam("wanted"))
+        .with_for_update(skip_locked=True, of=_TURNS)
+    )
+    if many_processes:
+        wanted = wanted.join(_GAMES, _GAMES.c.id == _TURNS.c.game_id).where(or_(
+            _GAMES.c.thinker.is_(None), _GAMES.c.thinker == bindparam("process"),
+            _TURNS.c.queued <= bindparam("waited"),
+        ))
+    return wanted
+
+
+_CLAIMABLE_TURNS = {False: _claimable_turns(False), True: _claimable_turns(True)}
+"""By whether many processes share the database (PostgreSQL)."""
 
 
 CHANGES_CHANNEL = "agon_games"
@@ -241,9 +268,7 @@ class TurnClaim:
 
     def delete_row(self) -> None:
         self.session.execute(
-            delete(TurnRow).where(
-                TurnRow.game_id == self.game_id, TurnRow.revision == self.revision
-            )
+            _DELETE_TURN, {"game_id": self.game_id, "turn_revision": self.revision}
         )
 
     def drop(self) -> None:
@@ -525,7 +550,9 @@ class Store:
             _notify(session, CHANGES_CHANNEL, f"{change.game_id} {change.revision + 1}")
 
     def _queue_turn(self, session: Session, game_id: str, revision: int) -> None:
-        session.add(TurnRow(game_id=game_id, revision=revision, queued=datetime.now(UTC)))
+        session.execute(
+            _QUEUE_TURN, {"game_id": game_id, "revision": revision, "queued": datetime.now(UTC)}
+        )
         if self.notifies:
             _notify(session, TURNS_CHANNEL, game_id)
 
@@ -540,22 +567,14 @@ class Store:
         its agent) is left to that one for :data:`THINKER_GRACE_S` after its turn is queued
         (``now``: the time it is). On SQLite (one process) ``skip`` are the turns this process
         holds already."""
-        wanted = (
-            select(TurnRow.game_id, TurnRow.revision)
-            .order_by(TurnRow.queued, TurnRow.game_id, TurnRow.revision)
-            .limit(len(skip) + 1)
-            .with_for_update(skip_locked=True, of=TurnRow)
-        )
+        parameters: dict[str, Any] = {"wanted": len(skip) + 1}
         if self.notifies:  # (many processes: on SQLite there is one, and every turn is its own)
             waited = (now or datetime.now(UTC)) - timedelta(seconds=THINKER_GRACE_S)
-            wanted = wanted.join(GameRow, GameRow.id == TurnRow.game_id).where(or_(
-                GameRow.thinker.is_(None), GameRow.thinker == self.process,
-                TurnRow.queued <= waited,
-            ))
+            parameters.update(process=self.process, waited=waited)
         session = self._sessions()
         session.begin()
         try:
-            rows = session.execute(wanted).all()
+            rows = session.execute(_CLAIMABLE_TURNS[self.notifies], parameters).all()
             for game_id, revision in rows:
                 if (game_id, revision) not in skip:
                     return TurnClaim(session, game_id, revision)
