@@ -10,9 +10,9 @@ move's reason), and then brought up to date only when asked again.
 OpenSpiel clones a Python state by making a new initial state and deep-copying each of its
 attributes into it, and pickles them: :meth:`GameInPlay.__deepcopy__` copies only what differs
 between two games of a variant, and ``__reduce__`` pickles the start and the moves. A game from
-the variant's start shares the start's state array until its first move (an Alak twin's array
-holds room for thousands of plies: 1.4 MB on 15 points, so the new initial state of each clone
-copied it for nothing).
+the variant's start shares the start's state array until its first move (a twin's array may
+hold room for thousands of plies, megabytes, which the new initial state of each clone copied
+for nothing: docs/adapters.md).
 """
 
 from __future__ import annotations
