@@ -25,6 +25,7 @@ for seed in 1 2 3 4 5 6 7; do
   .venv/bin/agon match alak --size 15 --rules baljeu strongest:1s openspiel-mcts:2000 --games 200 --seed $seed --json >> docs/ladder.jsonl 2>>/dev/null
 done
 # From 2026-12-10 one match of 200 games, a session at a time: its games are kept in the
-# checkpoint beside this script as they end, and the same command goes on from them (stop it
-# with SIGTERM; `--jobs N` on a machine with N idle cores).
-.venv/bin/agon match alak --size 15 --rules baljeu strongest:1s openspiel-mcts:2000 --games 200 --seed 8 --checkpoint docs/alak15-strongest-vs-openspiel-mcts.jsonl --json >> docs/ladder.jsonl 2>>/dev/null
+# checkpoint beside this script as they end (the record of this match, not ladder.jsonl), and
+# the same command goes on from them (stop it with SIGTERM; `--jobs N` on a machine with N idle
+# cores); each run prints the report of all the games so far.
+.venv/bin/agon match alak --size 15 --rules baljeu strongest:1s openspiel-mcts:2000 --games 200 --seed 8 --checkpoint docs/alak15-strongest-vs-openspiel-mcts.jsonl --json 2>>/dev/null
