@@ -136,8 +136,8 @@ _CHANGED_COLUMNS = ("status", "result", "reason", "resigned", "updated")
 
 def _bump_game(thinker: bool) -> Update:
     """A change of a game at its revision: the revision bumped, the outcome and the time set
-    (and the thinker that made it, where ``thinker``); parameters ``game_id``,
-    ``at_revision`` and ``new_`` and each column's name."""
+    (and the thinker that made it, where ``thinker``). Parameters: ``game_id``,
+    ``at_revision``, and each column set as ``new_`` and its name (:func:`_change_values`)."""
     values: dict[str, Any] = {"revision": _GAMES.c.revision + 1}
     values.update({name: bindparam(f"new_{name}") for name in _CHANGED_COLUMNS})
     if thinker:
