@@ -390,9 +390,9 @@ def _results(job_list: list[Job], jobs: int) -> Generator[GameSummary, None, Non
 
 CHECKPOINT_FORMAT = "agon match checkpoint 1"
 MAX_CHECKPOINT_BYTES = 64 * 1024 * 1024
-"""A checkpoint keeps each game's move times, some kilobytes a game of hundreds of moves (a
-200-game match of Alak 15 about 2 MB); read, they take about 16 times their bytes, as the
-report of a match never stopped holds them too."""
+"""A checkpoint keeps each game's move times, some kilobytes a game of hundreds of moves (200
+such games, about 2 MB); read, they take about 16 times their bytes, as the report of a match
+never stopped holds them too."""
 
 
 def resume_match(
