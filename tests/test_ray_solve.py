@@ -54,6 +54,25 @@ def cluster() -> Iterator[Any]:
     ray.shutdown()
 
 
+def test_what_ray_prints_while_joined_already_goes_to_stderr(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """On a cluster this process joined already (a run of many solves), Ray's messages during
+    a solve (a worker's death, printed from a thread of Ray's own) stay off stdout, which
+    carries the report: one such message once made `--json` unreadable."""
+
+    class Joined:
+        @staticmethod
+        def is_initialized() -> bool:
+            return True
+
+    monkeypatch.setattr(on_ray, "ray_module", lambda: Joined)
+    with on_ray.connected(on_ray.LOCAL, 2):
+        print("(raylet) A worker died or was killed while executing a task")
+    printed = capsys.readouterr()
+    assert printed.out == "" and "(raylet)" in printed.err
+
+
 @pytest.mark.parametrize(
     ("game", "moves"),
     [

@@ -140,10 +140,12 @@ def connected(address: str, cpus: int) -> Iterator[Any]:
     """Ray, joined to the cluster at ``address`` (:data:`LOCAL`: a cluster of this machine's
     own, ended after, with ``cpus`` CPUs, or all of them if ``cpus`` is 1) for the block; where
     this process has joined one already (a run of many solves), that one. What is printed to
-    stdout while it joins, solves and leaves goes to stderr."""
+    stdout while it joins, solves and leaves goes to stderr (on a cluster joined already too:
+    a worker's death, say, is announced from a thread of Ray's own whenever it comes)."""
     ray = ray_module()
     if ray.is_initialized():
-        yield ray
+        with redirect_stdout(sys.stderr):
+            yield ray
         return
     options: dict[str, Any] = {
         "include_dashboard": False, "configure_logging": False, "log_to_driver": True,
