@@ -140,22 +140,21 @@ def connected(address: str, cpus: int) -> Iterator[Any]:
     """Ray, joined to the cluster at ``address`` (:data:`LOCAL`: a cluster of this machine's
     own, ended after, with ``cpus`` CPUs, or all of them if ``cpus`` is 1) for the block; where
     this process has joined one already (a run of many solves), that one. What is printed to
-    stdout while it joins, solves and leaves goes to stderr (on a cluster joined already too:
-    a worker's death, say, is announced from a thread of Ray's own whenever it comes)."""
+    stdout while it joins, solves and leaves goes to stderr, on a cluster joined already too."""
     ray = ray_module()
-    if ray.is_initialized():
-        with redirect_stdout(sys.stderr):
-            yield ray
-        return
-    options: dict[str, Any] = {
-        "include_dashboard": False, "configure_logging": False, "log_to_driver": True,
-    }
-    if address != LOCAL:
-        _check_reachable(address)
-    handlers = _stop_handlers()
-    # Ray prints its cluster's messages (a worker's output, "(raylet) The autoscaler failed
-    # …" when the cluster is stopped) to stdout, which carries this program's report
+    # Ray prints its cluster's messages (a worker's output or death, "(raylet) The autoscaler
+    # failed …" when the cluster is stopped) to stdout, from a thread of its own, whenever they
+    # come; stdout carries this program's report
     with redirect_stdout(sys.stderr):
+        if ray.is_initialized():
+            yield ray
+            return
+        options: dict[str, Any] = {
+            "include_dashboard": False, "configure_logging": False, "log_to_driver": True,
+        }
+        if address != LOCAL:
+            _check_reachable(address)
+        handlers = _stop_handlers()
         try:
             if address == LOCAL:
                 ray.init(num_cpus=cpus if cpus > 1 else None, **options)

@@ -275,13 +275,11 @@ def calibrate(
                 on_game(pairing, None)
         else:
             games_file = pairing_games_file(checkpoint, request, index)
+            each_game = None if on_game is None else functools.partial(on_game, None)
             report = run_match(
                 request.game, weaker, stronger, request.games, request.jobs, request.seed,
-                None if on_game is None else (lambda summary: on_game(None, summary)),
-                make_player, request.random_plies, checkpoint=games_file,
-                on_resumed=None if on_game is None else (
-                    lambda games: _each(games, lambda summary: on_game(None, summary))
-                ),
+                each_game, make_player, request.random_plies, checkpoint=games_file,
+                on_resumed=None if each_game is None else functools.partial(_tell_each, each_game),
             )
             if report.interrupted:
                 raise KeyboardInterrupt
@@ -292,7 +290,8 @@ def calibrate(
     return calibration
 
 
-def _each(games: Sequence[GameSummary], heard: Callable[[GameSummary], None]) -> None:
+def _tell_each(heard: Callable[[GameSummary], None], games: Sequence[GameSummary]) -> None:
+    """``heard`` of each game taken from a pairing's games file, as of each game played."""
     for summary in games:
         heard(summary)
 
