@@ -4,8 +4,10 @@ docs/crowd_bench.py``; to compare two checkouts, run it with each one's ``src`` 
 ``PYTHONPATH``, in turns.
 
 2,000 watchers of one game, each send compressing the update with a compressor of its own as
-permessage-deflate does (a view of about 19 KB); ten updates, 0.3 s apart. A probe asks to be
-woken every 2 ms and records how late it is: what a move of another game would wait.
+permessage-deflate does (a view of about 19 KB; watchers who ask for packed updates, as the
+page does, share one compression instead: *Packed updates*); ten updates, 0.3 s apart. A
+probe asks to be woken every 2 ms and records how late it is: what a move of another game
+would wait.
 """
 
 from __future__ import annotations
@@ -16,7 +18,7 @@ import random
 import time
 import zlib
 
-from agon.web.hub import Hub
+from agon.web.hub import Hub, Update
 
 WATCHERS = 2000
 UPDATES = 10
@@ -55,7 +57,7 @@ async def measure() -> list[float]:
 
     probing = asyncio.create_task(probe())
     for revision in range(1, UPDATES + 1):
-        hub.broadcast("g", {"revision": revision, "view": VIEW}, revision)
+        hub.broadcast("g", Update({"revision": revision, "view": VIEW}), revision)
         await asyncio.sleep(0.3)
     while any(watcher.sent == 0 for watcher in crowd):
         await asyncio.sleep(0.01)

@@ -11,7 +11,7 @@ from typing import Any
 
 import httpx
 import pytest
-from playwright.sync_api import Browser, BrowserContext, Page, expect
+from playwright.sync_api import Browser, BrowserContext, Page, WebSocket, expect
 
 from agon.core.records import GameRecord
 from agon.games import make_game, words
@@ -219,6 +219,13 @@ def test_friend_game_in_two_browsers_with_a_spectator(
         expect(friend.locator("#turn")).to_have_text("Waiting for Black")
         watcher = watcher_context.new_page()
         watcher.set_default_timeout(TIMEOUT_MS)
+        sockets: list[WebSocket] = []
+        frames: list[str | bytes] = []
+        def watched(socket: WebSocket) -> None:
+            sockets.append(socket)
+            socket.on("framereceived", lambda frame: frames.append(frame))
+
+        watcher.on("websocket", watched)
         watcher.goto(link.split("#")[0])
         watcher.wait_for_selector("#game[data-live=true]")
         expect(watcher.locator(".spectator-note")).to_be_visible()
@@ -235,6 +242,9 @@ def test_friend_game_in_two_browsers_with_a_spectator(
         expect(page.locator("#turn")).to_have_text("Your turn (Black)")
         watcher.click('[data-place="b1"]')  # a spectator's click does nothing
         expect(watcher.locator("[data-place].highlight")).to_have_count(0)
+        # the updates came packed: binary, one a revision (docs/web.md, Packed updates)
+        assert [socket.url.endswith("?compress=deflate") for socket in sockets] == [True]
+        assert len(frames) >= 3 and all(isinstance(frame, bytes) for frame in frames)
     finally:
         friend_context.close()
         watcher_context.close()

@@ -6,6 +6,7 @@ connections whose request's head does not come."""
 from __future__ import annotations
 
 import asyncio
+import json
 import random
 import select
 import socket
@@ -112,6 +113,54 @@ def test_websocket_compression_is_offered_only_where_asked(
         with connect(f"ws://127.0.0.1:{server.port}/ws/games/{created['id']}") as watcher:
             agreed = watcher.response.headers.get("Sec-WebSocket-Extensions") or ""
             assert ("permessage-deflate" in agreed) is compression, agreed
+
+
+def test_packed_updates_are_the_view_packed_once_without_permessage_deflate(
+    tmp_path: Path,
+) -> None:
+    """A watcher that asks for packed updates (``?compress=deflate``, as the page does) gets
+    binary messages that unpack to the text another watcher gets, and no permessage-deflate
+    on its socket even where it offers it; the same bytes go to every packed watcher."""
+    import zlib
+
+    from websockets.sync.client import connect
+
+    with BackgroundServer(tmp_path / "k.db") as server:
+        created = httpx.post(f"{server.url}/api/games", json={"game": "alak", "opponent": "local"},
+                             timeout=30).json()
+        address = f"ws://127.0.0.1:{server.port}/ws/games/{created['id']}"
+        with connect(address) as plain, connect(f"{address}?compress=deflate") as first, \
+                connect(f"{address}?compress=deflate") as second:
+            assert "permessage-deflate" in (plain.response.headers.get("Sec-WebSocket-Extensions")
+                                            or "")
+            for packed in (first, second):
+                assert packed.response.headers.get("Sec-WebSocket-Extensions") is None
+            joined = [socket.recv(timeout=30) for socket in (plain, first, second)]
+            assert isinstance(joined[1], bytes)
+            assert json.loads(zlib.decompress(joined[1]))["view"]["revision"] == 0
+            answer = httpx.post(f"{server.url}/api/games/{created['id']}/moves",
+                                json={"move": "3"}, headers={"X-Agon-Token": created["token"]},
+                                timeout=30)
+            assert answer.status_code == 200, answer.text
+            text, one, other = (socket.recv(timeout=30) for socket in (plain, first, second))
+            assert isinstance(text, str) and one == other
+            assert isinstance(one, bytes) and zlib.decompress(one).decode() == text
+            assert json.loads(text)["view"]["revision"] == 1
+
+
+@pytest.mark.parametrize("asked", ["gzip", "deflate&compress=deflate", ""])
+def test_a_packing_not_offered_is_refused_saying_so(tmp_path: Path, asked: str) -> None:
+    from websockets.exceptions import ConnectionClosedError
+    from websockets.sync.client import connect
+
+    with BackgroundServer(tmp_path / "r.db") as server:
+        created = httpx.post(f"{server.url}/api/games", json={"game": "alak", "opponent": "local"},
+                             timeout=30).json()
+        address = f"ws://127.0.0.1:{server.port}/ws/games/{created['id']}?compress={asked}"
+        with connect(address) as watcher, pytest.raises(ConnectionClosedError) as closed:
+            watcher.recv(timeout=30)
+        assert closed.value.rcvd is not None and closed.value.rcvd.code == 4400
+        assert "the one packing offered is deflate" in closed.value.rcvd.reason
 
 
 @pytest.fixture

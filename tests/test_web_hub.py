@@ -7,13 +7,14 @@ from __future__ import annotations
 import asyncio
 import json
 import time
+import zlib
 from typing import Any
 
 import pytest
 
 import agon.web.arena as arena_module
 import agon.web.hub as hub_module
-from agon.web.hub import TOO_SLOW, Hub
+from agon.web.hub import TOO_SLOW, Hub, Update
 from web_fixtures import TestClient, client, make_client, start_game  # noqa: F401
 
 DEADLINE = 30.0
@@ -34,6 +35,9 @@ class Watcher:
             await self.gate.wait()
         self.sent.append(json.loads(text)["revision"])
 
+    async def send_bytes(self, packed: bytes) -> None:
+        await self.send_text(zlib.decompress(packed).decode())
+
     async def close(self, code: int, reason: str) -> None:
         await asyncio.sleep(0)  # (a real close waits for the socket)
         self.closed = code
@@ -41,7 +45,7 @@ class Watcher:
 
 def announce(hub: Hub, revision: int) -> None:
     message: dict[str, Any] = {"revision": revision}
-    hub.broadcast("g", message, revision)
+    hub.broadcast("g", Update(message), revision)
 
 
 async def until(condition: Any, what: str) -> None:
@@ -49,6 +53,37 @@ async def until(condition: Any, what: str) -> None:
     while not condition():
         assert time.monotonic() < deadline, what
         await asyncio.sleep(0.01)
+
+
+def test_a_revision_is_packed_once_for_every_watcher_who_asks(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Packed and text watchers of one game all get each revision; the packing is done once
+    a revision, however many watchers asked for it (a crowd costs one compression)."""
+    packings: list[int] = []
+    real_compress = zlib.compress
+
+    def counted(data: bytes, level: int = -1) -> bytes:
+        packings.append(len(data))
+        return real_compress(data, level)
+
+    monkeypatch.setattr(hub_module.zlib, "compress", counted)
+
+    async def scenario() -> list[list[int]]:
+        hub = Hub()
+        packed, text = [Watcher() for _ in range(5)], [Watcher() for _ in range(2)]
+        for watcher in packed:
+            hub.join("g", watcher, packed=True)  # type: ignore[arg-type]
+        for watcher in text:
+            hub.join("g", watcher)  # type: ignore[arg-type]
+        for revision in (1, 2):
+            announce(hub, revision)
+            await until(lambda: all(w.sent[-1:] == [hub.announced("g")]
+                                    for w in packed + text), "sent")
+        return [watcher.sent for watcher in packed + text]
+
+    assert asyncio.run(scenario()) == [[1, 2]] * 7
+    assert len(packings) == 2
 
 
 def test_each_revision_is_sent_once_and_in_order() -> None:

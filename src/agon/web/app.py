@@ -41,6 +41,7 @@ from agon.web.guard import (
     TooManyRequests,
     client_address,
 )
+from agon.web.hub import PACKED, asks_packed
 from agon.web.levels import DEFAULT_LEVEL, LEVELS_BY_KEY
 from agon.web.seats import COLOURS
 from agon.web.store import Store
@@ -410,19 +411,27 @@ def _add_api(app: FastAPI, arena: Arena, new_games: RateLimit) -> None:
 
     @app.websocket("/ws/games/{game_id}")
     async def watch(socket: WebSocket, game_id: str) -> None:
-        """Sends the game's view now and after every change; what the client sends is ignored."""
+        """Sends the game's view now and after every change, packed where the query asks
+        (``?compress=deflate``: binary messages, each a zlib stream of the JSON text); what the
+        client sends is ignored."""
         async with _admitted(arena, socket, game_id) as admitted:
             if not admitted:
                 return
+            asked = socket.query_params.getlist("compress")
+            packed = asks_packed(socket.scope["query_string"].decode("latin-1"))
+            if asked and not packed:
+                said = f"compress={','.join(asked)[:40]}: the one packing offered is {PACKED}"
+                await socket.close(code=4400, reason=said)
+                return
             # Join before reading, so no change falls between; the client drops stale revisions.
-            arena.hub.join(game_id, socket)
+            arena.hub.join(game_id, socket, packed)
             try:
                 try:
                     loaded = await arena.load(game_id)
                 except NotFound as error:
                     await socket.close(code=4404, reason=str(error)[:100])
                     return
-                await socket.send_json({"type": "update", "view": arena.public_view(loaded)})
+                await arena.update(loaded).send(socket, packed)
                 arena.computer.ensure_thinking(loaded)
                 with arena.following(game_id, loaded.stored.revision):
                     await _ignore_until_closed(socket, arena.limits.message_bytes)

@@ -32,7 +32,7 @@ from agon.web.config import ArenaLimits
 from agon.web.engines import EngineLevel, EngineSeats, level_key_of
 from agon.web.errors import ArenaError, Conflict, Forbidden, NotFound
 from agon.web.guard import OpenSockets, RateLimit, TooManyRequests
-from agon.web.hub import Hub
+from agon.web.hub import Hub, Update
 from agon.web.levels import LEVELS, first_available, level_spec, offered_levels
 from agon.web.puzzles import Puzzles
 from agon.web.replay import Loaded, computer_seat_to_move, replay
@@ -62,8 +62,8 @@ KEPT_OWN_CHANGES = 10_000
 """The latest revisions this process stored, one a game: their announcements are not news."""
 KEPT_GAMES = 1024
 """Games whose position is kept between requests (:meth:`Arena.load`): the latest used."""
-KEPT_VIEWS = 256
-"""Public views kept (:meth:`Arena.public_view`): a few of each game being played."""
+KEPT_UPDATES = 256
+"""Updates kept (:meth:`Arena.update`): a few of each game being played."""
 SWEEP_SECONDS = 60.0
 """Listing the games first marks idle unfinished ones abandoned, at most this often."""
 
@@ -120,7 +120,7 @@ class Arena:
         of its watchers it serves."""
         self._kept: OrderedDict[str, Loaded] = OrderedDict()
         """The latest games loaded or stored here (:data:`KEPT_GAMES`), never changed."""
-        self._views: OrderedDict[tuple[str, int], dict[str, Any]] = OrderedDict()
+        self._updates: OrderedDict[tuple[str, int], Update] = OrderedDict()
         """The latest public views built (:meth:`public_view`)."""
         self._own_changes: OrderedDict[str, int] = OrderedDict()
         """The revision of each game that this process stored last (:data:`KEPT_OWN_CHANGES`)."""
@@ -505,21 +505,28 @@ class Arena:
         loaded = await self.announce(game_id, stored)
         return views.seat_view(self.public_view(loaded), loaded, token)
 
-    def public_view(self, loaded: Loaded) -> dict[str, Any]:
-        """The game's public view (:func:`views.public_view`), built once a revision: a move's
-        answer, its broadcast and the views of watchers who join then share it (the board's
-        SVG costs milliseconds). Do not change it."""
+    def update(self, loaded: Loaded) -> Update:
+        """The watchers' update of the game (its public view, :func:`views.public_view`), made
+        once a revision: a move's answer, its broadcast and the first views of watchers who
+        join then share it, the view, its text and its packing (the board's SVG costs
+        milliseconds; a crowd joining at once, each socket's text and packing more)."""
         key = (loaded.stored.id, loaded.stored.revision)
-        view = self._views.pop(key, None) or views.public_view(loaded, self.level_labels)
-        self._views[key] = view
-        while len(self._views) > KEPT_VIEWS:
-            self._views.popitem(last=False)
+        update = self._updates.pop(key, None) or Update(
+            {"type": "update", "view": views.public_view(loaded, self.level_labels)}
+        )
+        self._updates[key] = update
+        while len(self._updates) > KEPT_UPDATES:
+            self._updates.popitem(last=False)
+        return update
+
+    def public_view(self, loaded: Loaded) -> dict[str, Any]:
+        """The game's public view, that of :meth:`update`. Do not change it."""
+        view: dict[str, Any] = self.update(loaded).message["view"]
         return view
 
     def broadcast(self, loaded: Loaded) -> None:
         """Send the game's public view to everyone watching it (without waiting for them)."""
-        update = {"type": "update", "view": self.public_view(loaded)}
-        self.hub.broadcast(loaded.stored.id, update, loaded.stored.revision)
+        self.hub.broadcast(loaded.stored.id, self.update(loaded), loaded.stored.revision)
 
     @contextmanager
     def following(self, game_id: str, seen: int) -> Iterator[None]:

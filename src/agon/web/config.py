@@ -14,6 +14,7 @@ from sqlalchemy.exc import ArgumentError
 
 from agon.core.errors import AgonError, quoted
 from agon.web.guard import guarded_http
+from agon.web.hub import PackingWebSocket
 
 DB_ENV = "AGON_DB"
 TRUSTED_PROXIES_ENV = "AGON_TRUSTED_PROXIES"
@@ -195,11 +196,13 @@ def server_options(
     limits: ArenaLimits, trusted: str = "", compression: bool = True
 ) -> dict[str, Any]:
     """The settings Uvicorn serves the arena with (``agon serve``, and the tests' servers):
-    the WebSocket message limit and ``compression`` (:func:`ws_compression`), the idle and
-    head timeouts, the caps on connections (in all, and per client address), and forwarded
+    the WebSocket message limit and ``compression`` (:func:`ws_compression`; never on a
+    socket that asks for packed updates: :class:`~agon.web.hub.PackingWebSocket`), the idle
+    and head timeouts, the caps on connections (in all, and per client address), and forwarded
     headers read only from the ``trusted`` proxies (:func:`trusted_proxies`)."""
     return {
         "http": guarded_http(limits.head_seconds, limits.connections_per_address, trusted),
+        "ws": PackingWebSocket,
         "ws_max_size": limits.message_bytes,
         "ws_per_message_deflate": compression,
         "timeout_keep_alive": limits.idle_seconds,

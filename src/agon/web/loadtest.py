@@ -18,6 +18,7 @@ import json
 import random
 import statistics
 import time
+import zlib
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -28,6 +29,7 @@ from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import WebSocketException
 
 from agon.core.game import Game
+from agon.web.hub import PACKED
 
 REQUEST_SECONDS = 60.0
 """A request or an update not answered within this long counts as an error."""
@@ -235,8 +237,8 @@ class _Game:
 
     async def watch(self, url: str, first: bool, ready: asyncio.Event) -> None:
         """A spectator: times each update from its move's request; the first one also tells
-        the players of the computer's moves."""
-        address = url.replace("http", "ws", 1) + f"/ws/games/{self.game_id}"
+        the players of the computer's moves. Its updates come packed, as a browser's do."""
+        address = url.replace("http", "ws", 1) + f"/ws/games/{self.game_id}?compress={PACKED}"
         try:
             async with connect(address, open_timeout=REQUEST_SECONDS, max_size=2**22) as socket:
                 ready.set()
@@ -249,7 +251,8 @@ class _Game:
     async def _receive(self, socket: ClientConnection, first: bool) -> None:
         async for message in socket:
             arrived = time.monotonic()
-            view = json.loads(message)["view"]
+            text = zlib.decompress(message) if isinstance(message, bytes) else message
+            view = json.loads(text)["view"]
             revision = view["revision"]
             asked = self.asked_at.get(revision)
             if asked is not None:

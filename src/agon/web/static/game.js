@@ -378,10 +378,25 @@ function connectionLost() {
   if (socket && socket.readyState === WebSocket.OPEN) socket.close();
 }
 
+// Updates come packed where the browser can open them (a zlib stream, packed once for every
+// watcher of the game: docs/web.md, Packed updates), else as text.
+const PACKED = typeof DecompressionStream === "function";
+
+/** An update's message as an object: parsed, after unpacking a packed (binary) one. */
+async function readMessage(data) {
+  if (typeof data === "string") return JSON.parse(data);
+  const unpacked = data.stream().pipeThrough(new DecompressionStream("deflate"));
+  return JSON.parse(await new Response(unpacked).text());
+}
+
 function connect() {
   const scheme = location.protocol === "https:" ? "wss" : "ws";
-  const opened = new WebSocket(`${scheme}://${location.host}/ws/games/${encodeURIComponent(gameId)}`);
+  const query = PACKED ? "?compress=deflate" : "";
+  const opened = new WebSocket(
+    `${scheme}://${location.host}/ws/games/${encodeURIComponent(gameId)}${query}`);
   socket = opened;
+  // Messages are read one after another, so that they are shown in the order they came.
+  let reading = Promise.resolve();
   opened.addEventListener("open", async () => {
     retryDelay = FIRST_RETRY_MS;
     page.dataset.live = "true";
@@ -391,8 +406,10 @@ function connect() {
     if (await refresh() && opened.readyState === WebSocket.OPEN) showOffline(false);
   });
   opened.addEventListener("message", (event) => {
-    const data = JSON.parse(event.data);
-    if (data.type === "update") acceptView(data.view);
+    reading = reading.then(async () => {
+      const data = await readMessage(event.data);
+      if (data.type === "update") acceptView(data.view);
+    }).catch((error) => say(`an update could not be read: ${error.message}`, "error"));
   });
   opened.addEventListener("close", (event) => {
     page.dataset.live = "false";
