@@ -149,14 +149,19 @@ def test_packed_updates_are_the_view_packed_once_without_permessage_deflate(
 
 
 @pytest.mark.parametrize("asked", ["gzip", "deflate&compress=deflate", ""])
-def test_a_packing_not_offered_is_refused_saying_so(tmp_path: Path, asked: str) -> None:
+@pytest.mark.parametrize("watched", [True, False])
+def test_a_packing_not_offered_is_refused_saying_so(
+    tmp_path: Path, asked: str, watched: bool
+) -> None:
+    """By a game's socket, and by the analysis board's."""
     from websockets.exceptions import ConnectionClosedError
     from websockets.sync.client import connect
 
     with BackgroundServer(tmp_path / "r.db") as server:
         created = httpx.post(f"{server.url}/api/games", json={"game": "alak", "opponent": "local"},
                              timeout=30).json()
-        address = f"ws://127.0.0.1:{server.port}/ws/games/{created['id']}?compress={asked}"
+        path = f"/ws/games/{created['id']}" if watched else "/ws/analysis"
+        address = f"ws://127.0.0.1:{server.port}{path}?compress={asked}"
         with connect(address) as watcher, pytest.raises(ConnectionClosedError) as closed:
             watcher.recv(timeout=30)
         assert closed.value.rcvd is not None and closed.value.rcvd.code == 4400

@@ -5,8 +5,10 @@ and every refusal in words. Small boards, so that the analyses are exact."""
 from __future__ import annotations
 
 import asyncio
+import json
 import re
 import time
+import zlib
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -258,11 +260,15 @@ def test_side_work_waits_in_turn_or_stops_waiting() -> None:
     assert order == ["first", "second", "third"] and gave_up is False
 
 
-def test_refinement_over_a_websocket_ends_exact(client: TestClient) -> None:
-    with client.websocket_connect("/ws/analysis") as socket:
+@pytest.mark.parametrize("packed", [False, True])
+def test_refinement_over_a_websocket_ends_exact(client: TestClient, packed: bool) -> None:
+    """The same with its messages packed (``?compress=deflate``, as the page asks)."""
+    query = "?compress=deflate" if packed else ""
+    with client.websocket_connect(f"/ws/analysis{query}") as socket:
         socket.send_json({"type": "analyse", "id": 7, "game": "alak", "options": {"size": 5}})
         while True:
-            message = socket.receive_json()
+            message = (json.loads(zlib.decompress(socket.receive_bytes())) if packed
+                       else socket.receive_json())
             assert message["type"] == "analysis" and message["id"] == 7
             if not message["thinking"]:
                 break

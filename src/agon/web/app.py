@@ -41,7 +41,7 @@ from agon.web.guard import (
     TooManyRequests,
     client_address,
 )
-from agon.web.hub import PACKED, asks_packed
+from agon.web.hub import PACKED, Update, asks_packed
 from agon.web.levels import DEFAULT_LEVEL, LEVELS_BY_KEY
 from agon.web.seats import COLOURS
 from agon.web.store import Store
@@ -417,11 +417,8 @@ def _add_api(app: FastAPI, arena: Arena, new_games: RateLimit) -> None:
         async with _admitted(arena, socket, game_id) as admitted:
             if not admitted:
                 return
-            asked = socket.query_params.getlist("compress")
-            packed = asks_packed(socket.scope["query_string"].decode("latin-1"))
-            if asked and not packed:
-                said = f"compress={','.join(asked)[:40]}: the one packing offered is {PACKED}"
-                await socket.close(code=4400, reason=said)
+            packed = await _packing(socket)
+            if packed is None:
                 return
             # Join before reading, so no change falls between; the client drops stale revisions.
             arena.hub.join(game_id, socket, packed)
@@ -439,6 +436,19 @@ def _add_api(app: FastAPI, arena: Arena, new_games: RateLimit) -> None:
                 pass
             finally:
                 arena.hub.leave(game_id, socket)
+
+
+async def _packing(socket: WebSocket) -> bool | None:
+    """Whether a WebSocket asks for its messages packed (``?compress=deflate``: each a binary
+    message, a zlib stream of the JSON text); None where it asks for another packing, which is
+    refused: the socket is closed, 4400, saying so."""
+    asked = socket.query_params.getlist("compress")
+    packed = asks_packed(socket.scope["query_string"].decode("latin-1"))
+    if asked and not packed:
+        said = f"compress={','.join(asked)[:40]}: the one packing offered is {PACKED}"
+        await socket.close(code=4400, reason=said)
+        return None
+    return packed
 
 
 @asynccontextmanager
@@ -522,9 +532,13 @@ def _add_study(app: FastAPI, arena: Arena) -> None:
         """Analyses refined round after round: the client sends ``{"type": "analyse", "id",
         "game", "options", "position"}`` (a new one replaces the last) or ``{"type":
         "stop"}``; the server sends ``analysis`` messages (``thinking``: more to come),
-        ``stopped``, ``busy`` (over the rate, with ``retry_after``) or ``error``."""
+        ``stopped``, ``busy`` (over the rate, with ``retry_after``) or ``error``, packed where
+        the query asks (as ``/ws/games/{id}``)."""
         async with _admitted(arena, socket, None) as admitted:
             if not admitted:
+                return
+            packed = await _packing(socket)
+            if packed is None:
                 return
             client = client_address(socket.scope)
             sending = asyncio.Lock()
@@ -532,7 +546,7 @@ def _add_study(app: FastAPI, arena: Arena) -> None:
 
             async def send(message: dict[str, Any]) -> None:
                 async with sending:
-                    await socket.send_json(message)
+                    await Update(message).send(socket, packed)
 
             async def refine(state: State, request: Any) -> None:
                 try:

@@ -1,7 +1,7 @@
 // The analysis board: a game of the arena (its review), a record imported or a position set up.
 // Every position, value and judgement is the server's: this module steps through them, asks
 // for analyses over a WebSocket (refined while the engine thinks) and draws the review's graph.
-import { api, capitalise, escapeHtml } from "./api.js";
+import { api, capitalise, escapeHtml, onMessages, openSocket } from "./api.js";
 import { Board } from "./board.js";
 import { readOptions, refreshConditions, variantFieldset } from "./forms.js";
 
@@ -370,15 +370,16 @@ let askTimer = null;
 let retryTimer = null;
 
 function connect() {
-  const scheme = location.protocol === "https:" ? "wss" : "ws";
-  const opened = new WebSocket(`${scheme}://${location.host}/ws/analysis`);
+  const opened = openSocket("/ws/analysis");
   socket = opened;
   opened.addEventListener("open", () => {
     connection.textContent = "";
     page.dataset.live = "true";
     if (wanted) sendAnalyse();
   });
-  opened.addEventListener("message", (event) => received(JSON.parse(event.data)));
+  onMessages(opened, received, (error) => {
+    connection.textContent = `A message of the analysis could not be read: ${error.message}`;
+  });
   opened.addEventListener("close", () => {
     page.dataset.live = "false";
     if (thinking) {

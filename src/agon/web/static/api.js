@@ -86,3 +86,29 @@ export function escapeHtml(text) {
 export function capitalise(word) {
   return word ? word[0].toUpperCase() + word.slice(1) : "";
 }
+
+// The arena packs a WebSocket's messages where asked (each a zlib stream: docs/web.md, Packed
+// updates), which every browser that has DecompressionStream can open; else they come as text.
+const PACKING = typeof DecompressionStream === "function";
+
+/** A WebSocket to the arena's `path`, asking for packed messages where they can be opened. */
+export function openSocket(path) {
+  const scheme = location.protocol === "https:" ? "wss" : "ws";
+  const query = PACKING ? "?compress=deflate" : "";
+  return new WebSocket(`${scheme}://${location.host}${path}${query}`);
+}
+
+/** Calls `handle` with each message of `socket`, as an object, in the order they came (a packed
+ * one unpacked first); `failed` with the error where one cannot be read. */
+export function onMessages(socket, handle, failed) {
+  let reading = Promise.resolve();
+  socket.addEventListener("message", (event) => {
+    reading = reading.then(async () => handle(await readMessage(event.data))).catch(failed);
+  });
+}
+
+async function readMessage(data) {
+  if (typeof data === "string") return JSON.parse(data);
+  const unpacked = data.stream().pipeThrough(new DecompressionStream("deflate"));
+  return JSON.parse(await new Response(unpacked).text());
+}

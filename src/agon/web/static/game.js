@@ -1,6 +1,6 @@
 // The game page. The board is the server's SVG; this module only adds clicks, keyboard focus
 // and the panel. Every rule is the server's: legal roots, illegal moves and their reasons.
-import { LANG_KEY, api, capitalise, escapeHtml, inLanguage, preferredLanguage, rememberSeat, rememberedSeats } from "./api.js";
+import { LANG_KEY, api, capitalise, escapeHtml, inLanguage, onMessages, openSocket, preferredLanguage, rememberSeat, rememberedSeats } from "./api.js";
 
 const page = document.getElementById("game");
 const gameId = page.dataset.gameId;
@@ -378,25 +378,9 @@ function connectionLost() {
   if (socket && socket.readyState === WebSocket.OPEN) socket.close();
 }
 
-// Updates come packed where the browser can open them (a zlib stream, packed once for every
-// watcher of the game: docs/web.md, Packed updates), else as text.
-const PACKED = typeof DecompressionStream === "function";
-
-/** An update's message as an object: parsed, after unpacking a packed (binary) one. */
-async function readMessage(data) {
-  if (typeof data === "string") return JSON.parse(data);
-  const unpacked = data.stream().pipeThrough(new DecompressionStream("deflate"));
-  return JSON.parse(await new Response(unpacked).text());
-}
-
 function connect() {
-  const scheme = location.protocol === "https:" ? "wss" : "ws";
-  const query = PACKED ? "?compress=deflate" : "";
-  const opened = new WebSocket(
-    `${scheme}://${location.host}/ws/games/${encodeURIComponent(gameId)}${query}`);
+  const opened = openSocket(`/ws/games/${encodeURIComponent(gameId)}`);
   socket = opened;
-  // Messages are read one after another, so that they are shown in the order they came.
-  let reading = Promise.resolve();
   opened.addEventListener("open", async () => {
     retryDelay = FIRST_RETRY_MS;
     page.dataset.live = "true";
@@ -405,12 +389,9 @@ function connect() {
     // comes with the token.
     if (await refresh() && opened.readyState === WebSocket.OPEN) showOffline(false);
   });
-  opened.addEventListener("message", (event) => {
-    reading = reading.then(async () => {
-      const data = await readMessage(event.data);
-      if (data.type === "update") acceptView(data.view);
-    }).catch((error) => say(`an update could not be read: ${error.message}`, "error"));
-  });
+  onMessages(opened, (data) => {
+    if (data.type === "update") acceptView(data.view);
+  }, (error) => say(`An update could not be read: ${error.message}`, "error"));
   opened.addEventListener("close", (event) => {
     page.dataset.live = "false";
     if (event.code === 4404) return;
