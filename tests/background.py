@@ -111,3 +111,24 @@ def launch_chromium(playwright: Any) -> Any:
     ``tools/system-packages browser`` provides one or the other."""
     executable = CHROMIUM if Path(CHROMIUM).exists() else None
     return playwright.chromium.launch(executable_path=executable, args=CHROMIUM_ARGS, headless=True)
+
+
+class SocketsSeen:
+    """The WebSockets a page opens (``page.on("websocket", …)``) and every frame they receive,
+    as they come."""
+
+    def __init__(self, page: Any) -> None:
+        self.sockets: list[Any] = []
+        self.frames: list[str | bytes] = []
+        page.on("websocket", self._opened)
+
+    def _opened(self, socket: Any) -> None:
+        self.sockets.append(socket)
+        socket.on("framereceived", lambda frame: self.frames.append(frame))
+
+    def all_packed(self, path: str) -> bool:
+        """Whether the page opened one socket, to ``path`` asking for packed messages, and each
+        of its frames came packed (binary), at least one."""
+        urls = [socket.url for socket in self.sockets]
+        packed = all(isinstance(frame, bytes) for frame in self.frames)
+        return urls == [f"{path}?compress=deflate"] and packed and bool(self.frames)

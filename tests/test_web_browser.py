@@ -11,7 +11,7 @@ from typing import Any
 
 import httpx
 import pytest
-from playwright.sync_api import Browser, BrowserContext, Page, WebSocket, expect
+from playwright.sync_api import Browser, BrowserContext, Page, expect
 
 from agon.core.records import GameRecord
 from agon.games import make_game, words
@@ -19,7 +19,7 @@ from agon.study import calibration
 from agon.study.calibration import CalibratedEntry, Pairing, write_calibrations
 from agon.web.engines import read_engine_levels
 from agon.web.levels import LEVELS_BY_KEY
-from background import BackgroundServer
+from background import BackgroundServer, SocketsSeen
 from web_fixtures import replayed
 
 pytestmark = [pytest.mark.browser, pytest.mark.xdist_group("web-browser")]
@@ -219,13 +219,7 @@ def test_friend_game_in_two_browsers_with_a_spectator(
         expect(friend.locator("#turn")).to_have_text("Waiting for Black")
         watcher = watcher_context.new_page()
         watcher.set_default_timeout(TIMEOUT_MS)
-        sockets: list[WebSocket] = []
-        frames: list[str | bytes] = []
-        def watched(socket: WebSocket) -> None:
-            sockets.append(socket)
-            socket.on("framereceived", lambda frame: frames.append(frame))
-
-        watcher.on("websocket", watched)
+        seen = SocketsSeen(watcher)
         watcher.goto(link.split("#")[0])
         watcher.wait_for_selector("#game[data-live=true]")
         expect(watcher.locator(".spectator-note")).to_be_visible()
@@ -243,8 +237,9 @@ def test_friend_game_in_two_browsers_with_a_spectator(
         watcher.click('[data-place="b1"]')  # a spectator's click does nothing
         expect(watcher.locator("[data-place].highlight")).to_have_count(0)
         # the updates came packed: binary, one a revision (docs/web.md, Packed updates)
-        assert [socket.url.endswith("?compress=deflate") for socket in sockets] == [True]
-        assert len(frames) >= 3 and all(isinstance(frame, bytes) for frame in frames)
+        game_id = link.split("#")[0].rsplit("/", 1)[1]
+        assert seen.all_packed(f"ws://127.0.0.1:{server.port}/ws/games/{game_id}")
+        assert len(seen.frames) >= 3
     finally:
         friend_context.close()
         watcher_context.close()

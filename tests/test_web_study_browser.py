@@ -12,9 +12,9 @@ from typing import Any
 
 import httpx
 import pytest
-from playwright.sync_api import Page, WebSocket, expect
+from playwright.sync_api import Page, expect
 
-from background import BackgroundServer
+from background import BackgroundServer, SocketsSeen
 
 pytestmark = [pytest.mark.browser, pytest.mark.xdist_group("web-browser")]
 
@@ -129,14 +129,7 @@ def test_the_graph_jumps_to_the_move_clicked(page: Page, server: BackgroundServe
 
 def test_every_move_s_exact_value_is_read_and_played(page: Page, server: BackgroundServer) -> None:
     created = finished_game(server)
-    sockets: list[WebSocket] = []
-    frames: list[str | bytes] = []
-
-    def watched(socket: WebSocket) -> None:
-        sockets.append(socket)
-        socket.on("framereceived", lambda frame: frames.append(frame))
-
-    page.on("websocket", watched)
+    seen = SocketsSeen(page)
     page.goto(f"{server.url}/analysis/{created['id']}")
     page.wait_for_selector("#analysis[data-ready=true]", state="attached")
     best = page.locator('#move-values [data-move="2"]')
@@ -161,8 +154,7 @@ def test_every_move_s_exact_value_is_read_and_played(page: Page, server: Backgro
     expect(page.locator("#variation")).to_be_hidden()
     expect(page.locator("#ply-label")).to_have_text("Move 1 of 5")
     # the analyses came packed, as the game's updates do (docs/web.md, Packed updates)
-    assert [socket.url.endswith("/ws/analysis?compress=deflate") for socket in sockets] == [True]
-    assert frames and all(isinstance(frame, bytes) for frame in frames)
+    assert seen.all_packed(server.url.replace("http://", "ws://") + "/ws/analysis")
 
 
 def test_a_position_is_set_up_by_hand(page: Page, server: BackgroundServer) -> None:
