@@ -5,6 +5,7 @@ answer are reported in words (docs/web.md, *Load*)."""
 from __future__ import annotations
 
 import json
+import zlib
 from dataclasses import replace
 from pathlib import Path
 
@@ -12,6 +13,7 @@ import pytest
 from typer.testing import CliRunner
 
 from agon.cli import app
+from agon.web.loadtest import MAX_UPDATE_BYTES, UnreadableUpdate, read_update
 from background import BackgroundServer
 from web_fixtures import UNLIMITED
 
@@ -100,3 +102,23 @@ def test_an_arena_that_does_not_answer_is_an_error_in_words() -> None:
     ])
     assert result.exit_code == 1, result.output
     assert "POST /api/games: ConnectError" in result.stdout and "Traceback" not in result.output
+
+
+@pytest.mark.parametrize(("message", "words"), [
+    (b"not packed", "an update that does not unpack"),
+    (zlib.compress(b"x" * (MAX_UPDATE_BYTES + 1)), f"an update over {MAX_UPDATE_BYTES} bytes"),
+    (zlib.compress(b'{"view": {"revision": "7"}}'), "not a game's view"),
+    ('{"type": "update"}', "not a game's view"),
+    ("[1, 2]", "not a game's view"),
+    ("not json", "not a game's view"),
+])
+def test_an_update_that_is_not_a_view_is_refused_in_words(
+    message: str | bytes, words: str
+) -> None:
+    """A spectator reads what an arena sends it with a limit, and counts what is not a game's
+    view as an error in words (a server that is not Agon's, or a broken one)."""
+    with pytest.raises(UnreadableUpdate, match=words):
+        read_update(message)
+    view = {"revision": 3, "moves": []}
+    assert read_update(zlib.compress(json.dumps({"view": view}).encode())) == view
+    assert read_update(json.dumps({"view": view})) == view

@@ -121,7 +121,7 @@ class Arena:
         self._kept: OrderedDict[str, Loaded] = OrderedDict()
         """The latest games loaded or stored here (:data:`KEPT_GAMES`), never changed."""
         self._updates: OrderedDict[tuple[str, int], Update] = OrderedDict()
-        """The latest public views built (:meth:`public_view`)."""
+        """The latest updates made (:meth:`update`), by game and revision."""
         self._own_changes: OrderedDict[str, int] = OrderedDict()
         """The revision of each game that this process stored last (:data:`KEPT_OWN_CHANGES`)."""
         self._refreshing: dict[str, asyncio.Task[None]] = {}

@@ -66,8 +66,9 @@ class PackingWebSocket(WebSocketsSansIOProtocol):
 
 
 class Update:
-    """A message for the watchers of a game: its JSON text, and that text packed (made when
-    first asked for, then shared by every watcher who asked for packed updates)."""
+    """A message for WebSockets (a game's update for its watchers, an analysis): its JSON
+    text, and that text packed, each made when first asked for, then shared by every socket it
+    is sent on."""
 
     def __init__(self, message: dict[str, Any]) -> None:
         self.message = message

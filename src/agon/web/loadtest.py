@@ -33,6 +33,34 @@ from agon.web.hub import PACKED
 
 REQUEST_SECONDS = 60.0
 """A request or an update not answered within this long counts as an error."""
+MAX_UPDATE_BYTES = 1 << 22
+"""The largest update a spectator reads, as sent and unpacked."""
+
+
+class UnreadableUpdate(Exception):
+    """A spectator's update that is not a game's view (said in a few words)."""
+
+
+def read_update(message: str | bytes) -> dict[str, Any]:
+    """The view an update carries, unpacked where it came packed (binary), read up to
+    :data:`MAX_UPDATE_BYTES`; UnreadableUpdate where it is not such an update."""
+    if isinstance(message, bytes):
+        opener = zlib.decompressobj()
+        try:
+            message = opener.decompress(message, MAX_UPDATE_BYTES)
+        except zlib.error:
+            raise UnreadableUpdate("an update that does not unpack") from None
+        if opener.unconsumed_tail:
+            raise UnreadableUpdate(f"an update over {MAX_UPDATE_BYTES} bytes unpacked")
+    try:
+        view = json.loads(message)["view"]
+        revision = view["revision"]
+    except (ValueError, TypeError, KeyError, IndexError):
+        revision = None
+    if not isinstance(revision, int):
+        raise UnreadableUpdate("an update that is not a game's view")
+    read: dict[str, Any] = view
+    return read
 KEEPALIVE_SECONDS = 1.0
 """A connection idle this long is not used again: well under the arena's idle timeout (5 s), so
 that no request is sent on a connection the arena is closing at that moment. That race (httpx
@@ -240,19 +268,22 @@ class _Game:
         the players of the computer's moves. Its updates come packed, as a browser's do."""
         address = url.replace("http", "ws", 1) + f"/ws/games/{self.game_id}?compress={PACKED}"
         try:
-            async with connect(address, open_timeout=REQUEST_SECONDS, max_size=2**22) as socket:
+            async with connect(
+                address, open_timeout=REQUEST_SECONDS, max_size=MAX_UPDATE_BYTES
+            ) as socket:
                 ready.set()
                 await self._receive(socket, first)
         except (OSError, WebSocketException, TimeoutError) as error:
             self.report.errors[f"spectator: {type(error).__name__}"] += 1
+        except UnreadableUpdate as error:
+            self.report.errors[f"spectator: {error}"] += 1
         finally:
             ready.set()
 
     async def _receive(self, socket: ClientConnection, first: bool) -> None:
         async for message in socket:
             arrived = time.monotonic()
-            text = zlib.decompress(message) if isinstance(message, bytes) else message
-            view = json.loads(text)["view"]
+            view = read_update(message)
             revision = view["revision"]
             asked = self.asked_at.get(revision)
             if asked is not None:
