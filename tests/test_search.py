@@ -227,6 +227,54 @@ def test_mcts_starts_afresh_on_another_game() -> None:
     assert agent.tree.stats[VISITS, 0] == 500
 
 
+def threaded(game: Game, count: int, seed: int | None, threads: int = 2) -> MctsAgent:
+    agent = MctsAgent(game, Limit(count=count), seed=seed)
+    agent.threads, agent.rave_equivalence = threads, 1000.0
+    return agent
+
+
+@pytest.mark.parametrize("game", [make_game("alternator", {"size": "4x4"}),
+                                  make_game("alak", {"size": 9})], ids=str)
+def test_mcts_on_threads_shares_the_count_sums_its_trees_and_repeats(game: Game) -> None:
+    """With threads, each searches a tree of its own (with the agent's settings), the count
+    is shared among them, the move is chosen from the root's statistics summed over the
+    trees, and a seeded agent with a count repeats its analysis exactly, tree by tree; the
+    trees are kept between moves, as one thread's is."""
+    state = game.new_state()
+    agent = threaded(game, 3001, seed=5, threads=3)
+    analysis = agent.analyse(state)
+    trees = [agent.tree, *(helper.agent.tree for helper in agent._helpers)]
+    assert analysis.work == 3001
+    assert [tree.stats[VISITS, 0] for tree in trees] == [1001, 1000, 1000]
+    assert all(helper.agent.rave_equivalence == 1000.0 for helper in agent._helpers)
+    summed = {child.move: child.visits for child in agent._root_children()}
+    for move in state.legal_moves():
+        assert summed[move] == sum(
+            tree.stats[VISITS, tree.child_by_move(0, move)] for tree in trees
+        )
+    assert analysis.best_move == max(summed, key=lambda move: summed[move])
+    again = threaded(game, 3001, seed=5, threads=3).analyse(state)
+    assert (again.best_move, again.value, again.principal_variation) == (
+        analysis.best_move, analysis.value, analysis.principal_variation
+    )
+    state.play(analysis.principal_variation[0])
+    state.play(analysis.principal_variation[1])
+    agent.analyse(state)
+    kept = [agent.tree, *(helper.agent.tree for helper in agent._helpers)]
+    assert [tree.stats[VISITS, 0] > share for tree, share in zip(kept, (1001, 1000, 1000),
+                                                                   strict=True)] == [True] * 3
+    agent.threads = 1  # (fewer threads: the others' searches are let go)
+    assert agent.analyse(state).work == 3001 and agent._helpers == []
+    agent.close()
+
+
+def test_mcts_on_threads_proves_a_won_game() -> None:
+    state = ALTERNATOR_3X3.new_state()
+    analysis = threaded(ALTERNATOR_3X3, 200_000, seed=1).analyse(state)
+    assert analysis.proven and analysis.win_rate == 1.0
+    assert exact_margins(state)[analysis.best_move] > 0
+
+
 # --- budgets and specs ------------------------------------------------------------------------
 
 
@@ -324,12 +372,14 @@ def test_mcts_plays_the_best_margin_among_proven_wins_and_losses() -> None:
         return tree
 
     black_wins, white_wins = 2, 0
-    agent.tree = tree_of([(black_wins, 100, 100.0), (black_wins, 10, 50.0), (UNPROVEN, 900, 0.0)])
-    assert agent._best_child(0) == 2  # the win by 5, not the much visited win by 1
-    agent.tree = tree_of([(white_wins, 100, -500.0), (white_wins, 10, -10.0)])
-    assert agent._best_child(0) == 2  # lost anyway: by 1, not by 5
-    agent.tree = tree_of([(UNPROVEN, 100, -500.0), (UNPROVEN, 10, 50.0)])
-    assert agent._best_child(0) == 1  # unproven: the most visited
+    def best(children: list[tuple[int, float, float]]) -> int:
+        agent.tree = tree_of(children)
+        return agent._best_child(agent._root_children()).move
+
+    assert best([(black_wins, 100, 100.0), (black_wins, 10, 50.0), (UNPROVEN, 900, 0.0)]) == 2
+    # (the win by 5, not the much visited win by 1)
+    assert best([(white_wins, 100, -500.0), (white_wins, 10, -10.0)]) == 2  # lost anyway: by 1
+    assert best([(UNPROVEN, 100, -500.0), (UNPROVEN, 10, 50.0)]) == 1  # unproven: most visited
 
 
 class RaveAgent(MctsAgent):

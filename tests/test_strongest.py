@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from agon.cli.play_commands import strongest_agent_spec
+from agon.core.errors import AgonError
 from agon.core.game import Game, State
 from agon.core.limits import Limit
 from agon.core.player import Player
@@ -16,7 +17,7 @@ from agon.games import make_game
 from agon.search.registry import AGENTS, make_agent
 from agon.solve.solver import Solver
 from agon.study.store import Entry, ExactValues
-from agon.study.strongest import StrongestAgent
+from agon.study.strongest import StrongestAgent, search_threads
 
 SMALL_BOARDS = [
     ("alternator", {"width": 3, "height": 3}),
@@ -131,6 +132,28 @@ def test_a_wide_games_search_is_mcts_with_its_own_constants() -> None:
     plain = make_agent("mcts", wide.game)
     assert isinstance(plain, MctsAgent)
     assert plain.exploration != search.exploration  # (mcts's own are left alone)
+
+
+def test_a_wide_games_search_runs_on_the_threads_the_environment_names(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from agon.search.mcts import MctsAgent
+
+    game = make_game("alternator", {"size": "6x6"})
+    monkeypatch.delenv("AGON_THREADS", raising=False)
+    assert search_threads() == 1
+    monkeypatch.setenv("AGON_THREADS", "3")
+    agent = StrongestAgent(game, Limit(count=600), seed=1, exact=None)
+    analysis = agent.analyse(game.new_state())
+    search = agent.wide_search
+    assert isinstance(search, MctsAgent) and search.threads == 3 and len(search._helpers) == 2
+    assert game.new_state().is_legal(analysis.best_move)
+    agent.close()
+    assert search._helpers == []
+    for bad in ("0", "many", "-2", "257", "9" * 5000):
+        monkeypatch.setenv("AGON_THREADS", bad)
+        with pytest.raises(AgonError, match=r"AGON_THREADS=.* is not a number of threads"):
+            StrongestAgent(game, Limit(count=1), exact=None)
 
 
 @pytest.mark.parametrize(

@@ -14,13 +14,20 @@ losses are never selected again, and the search stops once the root is proven.
 Each iteration plays from the root array and takes its moves back with ``undo`` at the end,
 so the root array never needs copying. Between moves the tree is kept: the agent re-roots it at
 the node the moves played since lead to (compacting that subtree to the front of new arrays).
+
+With ``threads`` above 1 the agent searches that many trees at once from the same root (root
+parallelisation: Chaslot, Winands and van den Herik 2008), each on a thread of its own (the
+compiled iterations let go of the GIL), and sums their root's statistics to choose its move.
 """
 
 from __future__ import annotations
 
 import math
+import random
 import time
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
+from typing import ClassVar
 
 import numpy as np
 import numpy.typing as npt
@@ -167,7 +174,7 @@ def _try_prove(links: Links, flags: Flags, node: int) -> bool:
     return every_child_proven
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def run_iterations(
     legal_moves: Kernel, play: Kernel, undo: Kernel, to_move: Kernel, end_code: Kernel,
     margin: Kernel, evaluate: Kernel, move_order: Kernel, params: Array, state: Array,
@@ -376,6 +383,35 @@ class Tree:
         return tree
 
 
+@dataclass
+class _RootChild:
+    """A move at the root, its statistics summed over the trees searched (one, or one a
+    thread), and where to follow its line: the node of the tree that visited it most."""
+
+    move: int
+    visits: float
+    score: float
+    margin: float
+    proof: int
+    mover: int
+    tree: Tree
+    node: int
+
+
+def _share(first: int, count: int, threads: int, thread: int) -> int:
+    """How many of the iterations numbered ``first`` to ``first + count - 1`` are the
+    ``thread``'s: those whose number leaves it when divided by ``threads``."""
+    def numbered_below(end: int) -> int:  # (how many of 0 … end - 1 are the thread's)
+        return (end - thread + threads - 1) // threads
+
+    return numbered_below(first + count) - numbered_below(first)
+
+
+def _derived_seed(seed: int, index: int) -> int:
+    """The seed of the ``index``-th other thread's search of an agent seeded ``seed``."""
+    return random.Random(f"{seed}/{index}").getrandbits(31)
+
+
 class MctsAgent(FastAgent):
     """UCT with random (or informed) playouts and MCTS-Solver; keeps its tree between moves.
 
@@ -404,6 +440,15 @@ class MctsAgent(FastAgent):
     max_capacity = 1 << 21
     """At most this many nodes (about 110 MB); a full tree goes on with playouts from its
     leaves."""
+    threads = 1
+    """Trees searched at once, each on a thread of its own (root parallelisation), each up to
+    :data:`max_capacity` nodes."""
+    SETTINGS: ClassVar[tuple[str, ...]] = (
+        "informed", "exploration", "margin_weight", "margin_scale", "epsilon",
+        "playout_plies_per_action", "rave_equivalence", "initial_capacity", "max_capacity",
+    )
+    """What the other threads' searches take from this one's (set on an agent, they are its
+    own)."""
 
     def __init__(self, game: Game, limit: Limit | None = None, seed: int | None = None) -> None:
         super().__init__(game, limit, seed)
@@ -414,6 +459,8 @@ class MctsAgent(FastAgent):
         self.tree = Tree.empty(self.initial_capacity)
         self._root_history: list[Move] | None = None
         self._root_keys: tuple[int, int] | None = None
+        self._helpers: list[_Helper] = []
+        """The searches of the other threads (``threads`` less one), made when first needed."""
 
     @property
     def _playout_plies(self) -> int:
@@ -424,6 +471,28 @@ class MctsAgent(FastAgent):
         self.tree = Tree.empty(self.initial_capacity)
         self._root_history = None
         self._root_keys = None
+        for helper in self._helpers:
+            helper.agent.reset()
+
+    def close(self) -> None:
+        for helper in self._helpers:
+            helper.thread.shutdown()
+        self._helpers = []
+
+    def _helpers_for_threads(self) -> list[_Helper]:
+        """The other threads' searches, as many as ``threads`` asks, with this one's settings
+        and seeds drawn from its own."""
+        wanted = max(self.threads, 1) - 1
+        while len(self._helpers) > wanted:
+            self._helpers.pop().thread.shutdown()
+        while len(self._helpers) < wanted:
+            index = len(self._helpers) + 1
+            seed = None if self.seed is None else _derived_seed(self.seed, index)
+            agent = type(self)(self.game, self.limit, seed)
+            for setting in self.SETTINGS:
+                setattr(agent, setting, getattr(self, setting))
+            self._helpers.append(_Helper(agent))
+        return self._helpers
 
     def _reuse_tree(self, state: State, root: Array) -> None:
         """Re-root the kept tree at ``state`` if it grew from an earlier state of this game;
@@ -475,55 +544,115 @@ class MctsAgent(FastAgent):
         spending = self.limit_of(limit).start()
         root = self.root(state)
         self._reuse_tree(state, root)
-        work, _ = self.chunks(64).run(lambda count: self._iterate(root, count), spending)
+        helpers = self._helpers_for_threads()
+        for ready in [helper.thread.submit(helper.start, state) for helper in helpers]:
+            ready.result()
+        asked = 0
+
+        def step(count: int) -> tuple[int, bool]:
+            nonlocal asked
+            first, asked = asked, asked + count
+            return self._iterate_together(root, first, count)
+
+        work, _ = self.chunks(64).run(step, spending)
         return self._report(work, time.perf_counter() - start)
 
-    def _best_child(self, node: int) -> int:
+    def _iterate_together(self, root: Array, first: int, count: int) -> tuple[int, bool]:
+        """The move's iterations numbered ``first`` on, ``count`` of them, each thread taking
+        its share (:func:`_share`: the same shares however the chunks fall, so that a count
+        limit gives the same search every time); (done, root proven by any)."""
+        threads = len(self._helpers) + 1
+        running = [
+            helper.thread.submit(
+                helper.agent._iterate, helper.root, _share(first, count, threads, index)
+            )
+            for index, helper in enumerate(self._helpers, start=1)
+        ]
+        done, proven = self._iterate(root, _share(first, count, threads, 0))
+        for result in running:
+            ran, solved = result.result()
+            done, proven = done + ran, proven or solved
+        return done, proven
+
+    def _root_children(self) -> list[_RootChild]:
+        """The root's moves, each with its statistics summed over every thread's tree."""
+        found: dict[int, _RootChild] = {}
+        for tree in [self.tree, *(helper.agent.tree for helper in self._helpers)]:
+            for node in tree.children(0):
+                move, visits = int(tree.links[MOVE, node]), float(tree.stats[VISITS, node])
+                proof = int(tree.flags[PROOF, node])
+                child = found.get(move)
+                if child is None:
+                    found[move] = _RootChild(
+                        move, visits, float(tree.stats[SCORE, node]),
+                        float(tree.stats[MARGIN, node]), proof, int(tree.flags[MOVER, node]),
+                        tree, node,
+                    )
+                    continue
+                child.score += float(tree.stats[SCORE, node])
+                child.margin += float(tree.stats[MARGIN, node])
+                if proof != UNPROVEN:
+                    child.proof = proof
+                if visits > float(child.tree.stats[VISITS, child.node]):
+                    child.tree, child.node = tree, node
+                child.visits += visits
+        return list(found.values())
+
+    @staticmethod
+    def _best_child(children: list[_RootChild]) -> _RootChild:
         """A proven win first, then a move not proven lost, then a proven loss; among proven
         wins (or losses) the best mean margin, since the result is settled but the points
         are not; else the most visited."""
-        tree = self.tree
-        children = list(tree.children(node))
-        player = int(tree.flags[MOVER, children[0]])
 
-        def preference(child: int) -> tuple[int, float, float]:
-            proof = int(tree.flags[PROOF, child])
-            known = -1 if proof == UNPROVEN else outcome_for(proof, player)
+        def preference(child: _RootChild) -> tuple[int, float, float]:
+            known = -1 if child.proof == UNPROVEN else outcome_for(child.proof, child.mover)
             rank = {2: 2, -1: 1, 1: 1, 0: 0}[known]
-            visits = float(tree.stats[VISITS, child])
             if known in (0, 2):
-                margin = float(tree.stats[MARGIN, child]) / visits if visits else -math.inf
-                return rank, margin, visits
-            return rank, visits, float(tree.stats[SCORE, child])
+                margin = child.margin / child.visits if child.visits else -math.inf
+                return rank, margin, child.visits
+            return rank, child.visits, child.score
 
         return max(children, key=preference)
 
     def _report(self, work: int, seconds: float) -> Analysis:
-        tree = self.tree
-        best = self._best_child(0)
-        visits = float(tree.stats[VISITS, best])
-        proof = int(tree.flags[PROOF, best])
-        mover = int(tree.flags[MOVER, best])
-        if proof != UNPROVEN:
-            win_rate: float | None = outcome_for(proof, mover) / 2.0
+        best = self._best_child(self._root_children())
+        if best.proof != UNPROVEN:
+            win_rate: float | None = outcome_for(best.proof, best.mover) / 2.0
         else:
-            win_rate = float(tree.stats[SCORE, best]) / visits if visits else None
-        variation = [int(tree.links[MOVE, best])]
-        node = best
+            win_rate = best.score / best.visits if best.visits else None
+        tree, node = best.tree, best.node
+        variation = [best.move]
         while tree.children(node) and len(variation) < 64:
             node = max(tree.children(node), key=lambda child: tree.stats[VISITS, child])
             if tree.stats[VISITS, node] == 0:
                 break
             variation.append(int(tree.links[MOVE, node]))
+        trees = [self.tree, *(helper.agent.tree for helper in self._helpers)]
         return Analysis(
-            best_move=variation[0],
-            value=float(tree.stats[MARGIN, best]) / visits if visits else None,
+            best_move=best.move,
+            value=best.margin / best.visits if best.visits else None,
             principal_variation=variation,
             work=work,
             seconds=seconds,
-            proven=int(tree.flags[PROOF, 0]) != UNPROVEN,
+            proven=any(int(tree.flags[PROOF, 0]) != UNPROVEN for tree in trees),
             win_rate=win_rate,
         )
+
+
+class _Helper:
+    """The search of one more thread: an agent of its own (its own tree), always run on one
+    thread of its own, whose compiled random generator (the thread's) it seeds each move."""
+
+    def __init__(self, agent: MctsAgent) -> None:
+        self.agent = agent
+        self.thread = ThreadPoolExecutor(max_workers=1, thread_name_prefix="agon-mcts")
+        self.root: Array = np.empty(0, dtype=np.int64)
+        """The twin's array of the position it searches from this move."""
+
+    def start(self, state: State) -> None:
+        """Take up the move's position (run on its thread): its tree kept where it can be."""
+        self.root = self.agent.root(state)
+        self.agent._reuse_tree(state, self.root)
 
 
 class InformedMctsAgent(MctsAgent):

@@ -17,16 +17,19 @@ it, two moves into a small board's game, is proven a move or two later: docs/sea
 strongest agent on the largest solved boards*); a wide game starts beyond its reach and stays
 there until the solver proves a position. A position the stores answer counts neither way.
 It plays for the best margin where the game scores points, not only for the result, choosing
-at random (seeded) among the moves that keep the exact value. This is
+at random (seeded) among the moves that keep the exact value. A wide game's MCTS searches on
+:func:`search_threads` threads (``$AGON_THREADS``; one by default), each a tree of its own. This is
 :class:`~agon.study.analysis.Analyst`'s analysis, the same as the hint's and the analysis
 board's: the computer plays what the study says.
 """
 
 from __future__ import annotations
 
+import os
 import random
 import time
 
+from agon.core.errors import AgonError, quoted
 from agon.core.game import Game, State
 from agon.core.limits import Limit
 from agon.search.agent import Agent, Analysis
@@ -53,6 +56,21 @@ weaker on a narrow one, which alpha-beta searches here: docs/search.md, *Tuning 
 constants* and *RAVE in the wide search*)."""
 SOLVER_CHUNK_SECONDS = 0.05
 """The solver's chunks, as the agents' are (a move's time is kept to within one)."""
+THREADS_ENV = "AGON_THREADS"
+MAX_THREADS = 256
+
+
+def search_threads() -> int:
+    """The threads of a wide game's search: ``$AGON_THREADS`` (1 to :data:`MAX_THREADS`), else
+    one. More search more in the same time, each on a core (docs/search.md, *Threads*); an
+    arena's thinking workers each take that many. A bad value is an AgonError naming it."""
+    text = os.environ.get(THREADS_ENV, "").strip()
+    if not text:
+        return 1
+    if not (text.isdigit() and 1 <= int(text[:4]) <= MAX_THREADS):
+        raise AgonError(f"{THREADS_ENV}={quoted(text[:40])} is not a number of threads from 1 to "
+                        f"{MAX_THREADS}")
+    return int(text)
 
 
 class StrongestAgent(Agent):
@@ -83,6 +101,8 @@ class StrongestAgent(Agent):
         self._failures = 1
         """Moves in a row whose position the solver did not prove (one to start with: a wide
         game starts beyond its reach)."""
+        self.threads = search_threads()
+        """The threads of the wide search (:func:`search_threads`)."""
         self._wide_search: Agent | None = None
 
     @property
@@ -133,7 +153,7 @@ class StrongestAgent(Agent):
         """The search of a wide game (made on first use)."""
         if self._wide_search is None:
             self._wide_search = make_agent(WIDE_SEARCH, self.game, self.seed)
-            for setting, value in WIDE_SEARCH_SETTINGS.items():
+            for setting, value in {**WIDE_SEARCH_SETTINGS, "threads": self.threads}.items():
                 setattr(self._wide_search, setting, value)
         return self._wide_search
 
@@ -147,6 +167,8 @@ class StrongestAgent(Agent):
     def close(self) -> None:
         if self.analyst.exact is not None:
             self.analyst.exact.close()
+        if self._wide_search is not None:
+            self._wide_search.close()
 
     def warmed_up(self) -> StrongestAgent:
         """This agent with its solver's and its search's kernels loaded (compiled after an
