@@ -15,6 +15,7 @@ import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
+from urllib.parse import quote
 
 import httpx
 import pytest
@@ -22,6 +23,7 @@ import uvicorn
 from starlette.websockets import WebSocketDisconnect
 
 from agon.core.errors import AgonError
+from agon.web.app import CLOSE_REASON_BYTES
 from agon.web.config import ArenaLimits, server_options, trusted_proxies, ws_compression
 from background import BackgroundServer, free_port
 from web_fixtures import TestClient, start_game
@@ -166,6 +168,29 @@ def test_a_packing_not_offered_is_refused_saying_so(
             watcher.recv(timeout=30)
         assert closed.value.rcvd is not None and closed.value.rcvd.code == 4400
         assert "the one packing offered is deflate" in closed.value.rcvd.reason
+
+
+@pytest.mark.parametrize(("path", "code"), [
+    ("/ws/games/" + quote("😀" * 60), 4404),
+    ("/ws/games/{id}?compress=" + quote("😀" * 60), 4400),
+])
+def test_a_refusal_that_names_a_long_request_still_fits_its_close_frame(
+    tmp_path: Path, path: str, code: int
+) -> None:
+    """A close frame's reason holds 123 bytes: one naming what the client sent is cut to fit
+    (else the frame is not sent, and the server logs a traceback)."""
+    from websockets.exceptions import ConnectionClosedError
+    from websockets.sync.client import connect
+
+    with BackgroundServer(tmp_path / "f.db") as server:
+        created = httpx.post(f"{server.url}/api/games", json={"game": "alak", "opponent": "local"},
+                             timeout=30).json()
+        address = f"ws://127.0.0.1:{server.port}{path.replace('{id}', created['id'])}"
+        with connect(address) as watcher, pytest.raises(ConnectionClosedError) as closed:
+            watcher.recv(timeout=30)
+    said = closed.value.rcvd
+    assert said is not None and said.code == code
+    assert said.reason.endswith("…") and len(said.reason.encode()) <= CLOSE_REASON_BYTES
 
 
 @pytest.fixture

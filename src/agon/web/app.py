@@ -426,7 +426,7 @@ def _add_api(app: FastAPI, arena: Arena, new_games: RateLimit) -> None:
                 try:
                     loaded = await arena.load(game_id)
                 except NotFound as error:
-                    await socket.close(code=4404, reason=str(error)[:100])
+                    await socket.close(code=4404, reason=close_reason(str(error)))
                     return
                 await arena.update(loaded).send(socket, packed)
                 arena.computer.ensure_thinking(loaded)
@@ -445,10 +445,24 @@ async def _packing(socket: WebSocket) -> bool | None:
     asked = socket.query_params.getlist("compress")
     packed = asks_packed(socket.scope["query_string"].decode("latin-1"))
     if asked and not packed:
-        said = f"compress={','.join(asked)[:40]}: the one packing offered is {PACKED}"
-        await socket.close(code=4400, reason=said)
+        said = f"the one packing offered is {PACKED}, not compress={','.join(asked)}"
+        await socket.close(code=4400, reason=close_reason(said))
         return None
     return packed
+
+
+CLOSE_REASON_BYTES = 123
+"""The longest reason a WebSocket's close frame carries, in bytes of UTF-8 (RFC 6455: 125 bytes
+of payload, the code's two among them)."""
+
+
+def close_reason(text: str) -> str:
+    """``text`` cut to fit a close frame, between whole characters, "…" marking the cut (a
+    reason that names what a client sent could be longer: the frame would not be sent)."""
+    encoded = text.encode()
+    if len(encoded) <= CLOSE_REASON_BYTES:
+        return text
+    return encoded[: CLOSE_REASON_BYTES - len("…".encode())].decode(errors="ignore") + "…"
 
 
 @asynccontextmanager
