@@ -150,7 +150,7 @@ def test_a_wide_games_search_runs_on_the_threads_the_environment_names(
     assert game.new_state().is_legal(analysis.best_move)
     agent.close()
     assert search._helpers == []
-    for bad in ("0", "many", "-2", "257", "9" * 5000):
+    for bad in ("0", "many", "-2", "257", "9" * 5000, "²"):
         monkeypatch.setenv("AGON_THREADS", bad)
         with pytest.raises(AgonError, match=r"AGON_THREADS=.* is not a number of threads"):
             StrongestAgent(game, Limit(count=1), exact=None)

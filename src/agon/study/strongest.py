@@ -30,7 +30,7 @@ import random
 import time
 
 from agon.core.errors import AgonError, quoted
-from agon.core.game import Game, State
+from agon.core.game import Game, State, read_count
 from agon.core.limits import Limit
 from agon.search.agent import Agent, Analysis
 from agon.search.registry import make_agent
@@ -67,10 +67,11 @@ def search_threads() -> int:
     text = os.environ.get(THREADS_ENV, "").strip()
     if not text:
         return 1
-    if not (text.isdigit() and 1 <= int(text[:4]) <= MAX_THREADS):
+    threads = read_count(text)
+    if threads is None or not 1 <= threads <= MAX_THREADS:
         raise AgonError(f"{THREADS_ENV}={quoted(text[:40])} is not a number of threads from 1 to "
                         f"{MAX_THREADS}")
-    return int(text)
+    return threads
 
 
 class StrongestAgent(Agent):
