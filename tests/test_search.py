@@ -243,7 +243,7 @@ def test_mcts_on_threads_shares_the_count_sums_its_trees_and_repeats(game: Game)
     state = game.new_state()
     agent = threaded(game, 3001, seed=5, threads=3)
     analysis = agent.analyse(state)
-    trees = [agent.tree, *(helper.agent.tree for helper in agent._helpers)]
+    trees = agent.trees
     assert analysis.work == 3001
     assert [tree.stats[VISITS, 0] for tree in trees] == [1001, 1000, 1000]
     assert all(helper.agent.rave_equivalence == 1000.0 for helper in agent._helpers)
@@ -260,7 +260,7 @@ def test_mcts_on_threads_shares_the_count_sums_its_trees_and_repeats(game: Game)
     state.play(analysis.principal_variation[0])
     state.play(analysis.principal_variation[1])
     agent.analyse(state)
-    kept = [agent.tree, *(helper.agent.tree for helper in agent._helpers)]
+    kept = agent.trees
     assert [tree.stats[VISITS, 0] > share for tree, share in zip(kept, (1001, 1000, 1000),
                                                                    strict=True)] == [True] * 3
     agent.threads = 1  # (fewer threads: the others' searches are let go)

@@ -574,10 +574,15 @@ class MctsAgent(FastAgent):
             done, proven = done + ran, proven or solved
         return done, proven
 
+    @property
+    def trees(self) -> list[Tree]:
+        """Every thread's tree, this one's first."""
+        return [self.tree, *(helper.agent.tree for helper in self._helpers)]
+
     def _root_children(self) -> list[_RootChild]:
         """The root's moves, each with its statistics summed over every thread's tree."""
         found: dict[int, _RootChild] = {}
-        for tree in [self.tree, *(helper.agent.tree for helper in self._helpers)]:
+        for tree in self.trees:
             for node in tree.children(0):
                 move, visits = int(tree.links[MOVE, node]), float(tree.stats[VISITS, node])
                 proof = int(tree.flags[PROOF, node])
@@ -627,14 +632,13 @@ class MctsAgent(FastAgent):
             if tree.stats[VISITS, node] == 0:
                 break
             variation.append(int(tree.links[MOVE, node]))
-        trees = [self.tree, *(helper.agent.tree for helper in self._helpers)]
         return Analysis(
             best_move=best.move,
             value=best.margin / best.visits if best.visits else None,
             principal_variation=variation,
             work=work,
             seconds=seconds,
-            proven=any(int(tree.flags[PROOF, 0]) != UNPROVEN for tree in trees),
+            proven=any(int(tree.flags[PROOF, 0]) != UNPROVEN for tree in self.trees),
             win_rate=win_rate,
         )
 
