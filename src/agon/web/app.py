@@ -41,7 +41,7 @@ from agon.web.guard import (
     TooManyRequests,
     client_address,
 )
-from agon.web.hub import PACKED, Update, asks_packed
+from agon.web.hub import PACKED, Update, asks_packed, packings_asked
 from agon.web.levels import DEFAULT_LEVEL, LEVELS_BY_KEY
 from agon.web.seats import COLOURS
 from agon.web.store import Store
@@ -442,8 +442,8 @@ async def _packing(socket: WebSocket) -> bool | None:
     """Whether a WebSocket asks for its messages packed (``?compress=deflate``: each a binary
     message, a zlib stream of the JSON text); None where it asks for another packing, which is
     refused: the socket is closed, 4400, saying so."""
-    asked = socket.query_params.getlist("compress")
-    packed = asks_packed(socket.scope["query_string"].decode("latin-1"))
+    query = socket.scope["query_string"].decode("latin-1")
+    asked, packed = packings_asked(query), asks_packed(query)
     if asked and not packed:
         said = f"the one packing offered is {PACKED}, not compress={','.join(asked)}"
         await socket.close(code=4400, reason=close_reason(said))

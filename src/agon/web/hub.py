@@ -49,9 +49,15 @@ a quarter more bytes (an update of an 8×8 board: 3.3 KB against 2.6). A move's 
 limits the arena, not the watchers' bytes."""
 
 
+def packings_asked(query: str) -> list[str]:
+    """The packings a WebSocket's query string asks for (its ``compress`` values, empty ones
+    too, as Starlette reads them)."""
+    return parse_qs(query, keep_blank_values=True).get("compress", [])
+
+
 def asks_packed(query: str) -> bool:
     """Whether a WebSocket's query string asks for packed updates (``compress=deflate``)."""
-    return parse_qs(query).get("compress") == [PACKED]
+    return packings_asked(query) == [PACKED]
 
 
 class PackingWebSocket(WebSocketsSansIOProtocol):
