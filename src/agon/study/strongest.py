@@ -62,7 +62,7 @@ MAX_THREADS = 256
 
 def search_threads() -> int:
     """The threads of a wide game's search: ``$AGON_THREADS`` (1 to :data:`MAX_THREADS`), else
-    one. More search more in the same time, each on a core (docs/search.md, *Threads*); an
+    one. More threads search more in the same time, each on a core (docs/search.md, *Threads*); an
     arena's thinking workers each take that many. A bad value is an AgonError naming it."""
     text = os.environ.get(THREADS_ENV, "").strip()
     if not text:

@@ -35,6 +35,13 @@ REQUEST_SECONDS = 60.0
 """A request or an update not answered within this long counts as an error."""
 MAX_UPDATE_BYTES = 1 << 22
 """The largest update a spectator reads, as sent and unpacked."""
+KEEPALIVE_SECONDS = 1.0
+"""A connection idle this long is not used again: well under the arena's idle timeout (5 s), so
+that no request is sent on a connection the arena is closing at that moment. That race (httpx
+and the arena both at 5 s) was the moves that got no answer, the connection closed."""
+UPDATE_GRACE_SECONDS = 0.5
+"""How long a finished game's spectators wait for its last updates."""
+COLOURS = ("black", "white")
 
 
 class UnreadableUpdate(Exception):
@@ -61,13 +68,6 @@ def read_update(message: str | bytes) -> dict[str, Any]:
         raise UnreadableUpdate("an update that is not a game's view")
     read: dict[str, Any] = view
     return read
-KEEPALIVE_SECONDS = 1.0
-"""A connection idle this long is not used again: well under the arena's idle timeout (5 s), so
-that no request is sent on a connection the arena is closing at that moment. That race (httpx
-and the arena both at 5 s) was the moves that got no answer, the connection closed."""
-UPDATE_GRACE_SECONDS = 0.5
-"""How long a finished game's spectators wait for its last updates."""
-COLOURS = ("black", "white")
 
 
 @dataclass
