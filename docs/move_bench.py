@@ -56,7 +56,7 @@ async def play_one(client: httpx.AsyncClient, moves: list[str]) -> int:
     tokens = [created["token"], created["invite_token"]]
     for ply, move in enumerate(moves):
         answer = await client.post(
-            f"/api/games/{created['id']}/moves", json={"move": move},
+            f"/api/games/{created['id']}/moves", json={"move": move, "revision": ply},
             headers={"X-Agon-Token": tokens[ply % 2]},
         )
         answer.raise_for_status()

@@ -525,6 +525,74 @@ def test_a_move_reads_its_game_once_and_answers_with_it_as_stored(
         assert checks == [seat.game_id] * ply
 
 
+def test_a_move_for_the_revision_kept_is_stored_without_reading_the_game(
+    client: TestClient, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A move that names the revision this process keeps the game at is not checked by a
+    read: the transaction that stores it checks the revision (the next test)."""
+    seat, _ = start_game(client, game="alak", options={"size": 5}, opponent="local")
+    assert seat.view()["revision"] == 0
+    store = client.app.state.arena.store  # type: ignore[attr-defined]
+    reads: list[str] = []
+
+    def counted(read: Callable[[str], Any]) -> Callable[[str], Any]:
+        return lambda game_id: reads.append(game_id) or read(game_id)
+
+    for name in ("_revision", "load"):
+        monkeypatch.setattr(store, name, counted(getattr(store, name)))
+    for revision, move in enumerate(("1", "3", "5")):
+        answer = seat.post("/moves", {"move": move, "revision": revision})
+        assert answer.status_code == 200, answer.text
+        assert answer.json()["revision"] == revision + 1
+    assert reads == []
+    assert [m["text"] for m in seat.view()["moves"]] == ["1", "3", "5"]
+
+
+def test_a_move_for_a_revision_the_game_has_left_is_refused_saying_so(
+    client: TestClient,
+) -> None:
+    """Made on a view the game has left (a second tab, a second click, another process's
+    change), the move is refused rather than played on a position its player has not seen."""
+    seat, _ = start_game(client, game="alak", options={"size": 5}, opponent="local")
+    assert seat.post("/moves", {"move": "1", "revision": 0}).status_code == 200
+    stale = seat.post("/moves", {"move": "3", "revision": 0})  # (this process saw 1)
+    assert stale.status_code == 409
+    assert "moved on: it is at revision 1, and the move was made at revision 0" in stale.text
+    store = client.app.state.arena.store  # type: ignore[attr-defined]
+    store.append_move(seat.game_id, 1, 2, "3", Outcome())  # (another process's, unseen here)
+    passed = seat.post("/moves", {"move": "4", "revision": 1})
+    assert passed.status_code == 409 and "changed meanwhile" in passed.text
+    assert [m["text"] for m in seat.view()["moves"]] == ["1", "3"]
+    assert seat.post("/moves", {"move": "5", "revision": 2}).status_code == 200
+    assert [m["text"] for m in seat.view()["moves"]] == ["1", "3", "5"]
+
+
+def test_a_pass_an_undo_and_a_resignation_may_name_their_revision_too(
+    client: TestClient,
+) -> None:
+    seat, _ = start_game(client, game="alak", options={"size": 5, "rules": "tromp-taylor"},
+                         opponent="local")
+    assert seat.post("/moves", {"move": "1", "revision": 0}).status_code == 200
+    for change in ("/pass", "/undo", "/resign"):
+        refused = seat.post(change, {"revision": 0})
+        assert refused.status_code == 409 and "moved on" in refused.text, change
+    view = seat.view()
+    assert view["revision"] == 1 and view["status"] == "active"
+    assert seat.post("/pass", {"revision": 1}).json()["moves"][-1]["text"] == "pass"
+    assert seat.post("/undo", {"revision": 2}).json()["revision"] == 3
+    assert seat.post("/resign", {"revision": 3.0}).json()["status"] == "over"  # (JSON's 3)
+
+
+@pytest.mark.parametrize("revision", [-1, 2**31, "one", "0", 1.5, False, [1]])
+def test_a_revision_that_is_no_revision_is_refused(client: TestClient, revision: Any) -> None:
+    seat, _ = start_game(client, game="alak", options={"size": 5}, opponent="local")
+    for change, body in (("/moves", {"move": "1"}), ("/pass", {}), ("/resign", {})):
+        answer = seat.post(change, {**body, "revision": revision})
+        assert answer.status_code == 400 and "revision" in answer.json()["detail"], change
+    view = seat.view()
+    assert view["moves"] == [] and view["status"] == "active"
+
+
 def test_a_change_another_process_made_is_seen_though_a_position_is_kept(
     client: TestClient,
 ) -> None:

@@ -199,6 +199,33 @@ def test_illegal_attempts_are_explained(page: Page, server: BackgroundServer) ->
     expect(message).to_have_text("3 is illegal: point 3 is occupied")
 
 
+def test_the_page_s_moves_name_the_revision_they_answer(
+    page: Page, server: BackgroundServer
+) -> None:
+    """So that a change made on a view the game has left is refused, not made (the API's
+    tests show the refusal)."""
+    created = create(server, game="alak", options={"size": 5, "rules": "tromp-taylor"},
+                     opponent="local")
+    page.goto(server.url + created["url"])
+    sent: list[tuple[str, Any]] = []
+    page.on("request", lambda request: request.method == "POST" and sent.append(
+        (request.url.rsplit("/", 1)[-1], request.post_data_json)))
+    wait_for_my_turn_or_end(page)
+    page.click('[data-place="3"]')
+    expect(page.locator("#moves .move-text")).to_have_count(1)
+    wait_for_my_turn_or_end(page)
+    page.click("#pass-button")
+    expect(page.locator("#moves .move-text")).to_have_count(2)
+    wait_for_my_turn_or_end(page)
+    page.click("#undo-button")
+    expect(page.locator("#moves .move-text")).to_have_count(1)
+    assert sent == [
+        ("moves", {"move": "3", "revision": 0}),
+        ("pass", {"revision": 1}),
+        ("undo", {"revision": 2}),
+    ]
+
+
 def test_friend_game_in_two_browsers_with_a_spectator(
     browser: Browser, context: BrowserContext, page: Page, server: BackgroundServer
 ) -> None:

@@ -19,7 +19,7 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import HTMLResponse, JSONResponse, RedirectResponse, Response
 from fastapi.routing import APIRoute
 from fastapi.staticfiles import StaticFiles
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, BeforeValidator, Field
 from sqlalchemy.engine import URL
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
@@ -53,6 +53,12 @@ Token = Annotated[str | None, Header(alias="X-Agon-Token")]
 MAX_LIST = 50
 MAX_RECORD_TEXT = 60_000
 """The longest record text the study reads (within the request body's limit)."""
+MAX_REVISION = 2**31 - 1
+"""The largest revision a game's row holds (a 32-bit integer column)."""
+
+
+def revision_of(body: ChangeBody | None) -> int | None:
+    return None if body is None else body.revision
 
 
 class NewGameBody(BaseModel):
@@ -63,7 +69,24 @@ class NewGameBody(BaseModel):
     colour: Literal["black", "white", "random"] = "black"
 
 
-class MoveBody(BaseModel):
+def json_integer(value: Any) -> Any:
+    """A JSON integer (``2.0`` is one), not a boolean or a string, which pydantic would read
+    as one."""
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        raise ValueError("must be a whole number")
+    return value
+
+
+Revision = Annotated[int, Field(ge=0, le=MAX_REVISION), BeforeValidator(json_integer)]
+
+
+class ChangeBody(BaseModel):
+    revision: Revision | None = None
+    """The game's revision the change answers, as its view showed it: where the game is at
+    another, the change is refused (409), not made to a position its player has not seen."""
+
+
+class MoveBody(ChangeBody):
     move: str = Field(max_length=64)
 
 
@@ -353,20 +376,26 @@ def _add_api(app: FastAPI, arena: Arena, new_games: RateLimit) -> None:
     @app.post("/api/games/{game_id}/moves", responses=refusals(403, 404, 409, 413, 422))
     async def play(game_id: str, body: MoveBody, token: Token = None) -> dict[str, Any]:
         """Play a move in the game's notation (``d4-d5``, ``3``, ``pass``)."""
-        return await arena.play(game_id, token, body.move)
+        return await arena.play(game_id, token, body.move, body.revision)
 
     @app.post("/api/games/{game_id}/pass", responses=refusals(403, 404, 409, 422))
-    async def pass_turn(game_id: str, token: Token = None) -> dict[str, Any]:
-        return await arena.play(game_id, token, "pass")
+    async def pass_turn(
+        game_id: str, body: ChangeBody | None = None, token: Token = None
+    ) -> dict[str, Any]:
+        return await arena.play(game_id, token, "pass", revision_of(body))
 
     @app.post("/api/games/{game_id}/undo", responses=refusals(403, 404, 409))
-    async def undo(game_id: str, token: Token = None) -> dict[str, Any]:
+    async def undo(
+        game_id: str, body: ChangeBody | None = None, token: Token = None
+    ) -> dict[str, Any]:
         """Take back your last move (and the computer's answer): not in games between links."""
-        return await arena.undo(game_id, token)
+        return await arena.undo(game_id, token, revision_of(body))
 
     @app.post("/api/games/{game_id}/resign", responses=refusals(403, 404, 409))
-    async def resign(game_id: str, token: Token = None) -> dict[str, Any]:
-        return await arena.resign(game_id, token)
+    async def resign(
+        game_id: str, body: ChangeBody | None = None, token: Token = None
+    ) -> dict[str, Any]:
+        return await arena.resign(game_id, token, revision_of(body))
 
     @app.get("/api/games/{game_id}/choices", responses=refusals(404))
     async def choices(

@@ -184,6 +184,28 @@ class Arena:
             loaded = await self._read(game_id)
         return loaded
 
+    async def load_at(self, game_id: str, revision: int | None) -> Loaded:
+        """The game, for a change made at ``revision`` (None: at the revision the database
+        holds now). Where this process keeps the game at that revision, the kept copy, unread:
+        the change's own transaction checks that the revision is still the database's, and
+        refuses it if not. Else the game is read, and refused if it is at another revision."""
+        kept = self._kept.get(game_id)
+        if (
+            revision is not None
+            and kept is not None
+            and kept.stored.revision == revision
+            and not (kept.active and kept.stored.updated < self._idle_since())
+        ):
+            self._kept.move_to_end(game_id)
+            return kept.copy()
+        loaded = await self.load(game_id)
+        if revision is not None and loaded.stored.revision != revision:
+            raise Conflict(
+                f"the game has moved on: it is at revision {loaded.stored.revision}, and the "
+                f"move was made at revision {revision}: look again"
+            )
+        return loaded
+
     async def _read(self, game_id: str) -> Loaded:
         """The game kept here if the database's revision is still its own (one small read),
         else read in full and replayed."""
@@ -305,17 +327,23 @@ class Arena:
 
     # --- playing --------------------------------------------------------------------------------
 
-    async def play(self, game_id: str, token: str | None, text: str) -> dict[str, Any]:
+    async def play(
+        self, game_id: str, token: str | None, text: str, revision: int | None = None
+    ) -> dict[str, Any]:
+        """Play the move ``text``; ``revision``: the game's revision it answers (see
+        :meth:`load_at`)."""
         async with self.lock(game_id):
-            loaded = await self.load(game_id)
+            loaded = await self.load_at(game_id, revision)
             require_turn(loaded, token)
             move = loaded.state.play_text(text)
             stored = await self.store_move(loaded, move)
         return await self._announce(game_id, token, stored)
 
-    async def undo(self, game_id: str, token: str | None) -> dict[str, Any]:
+    async def undo(
+        self, game_id: str, token: str | None, revision: int | None = None
+    ) -> dict[str, Any]:
         async with self.lock(game_id):
-            loaded = await self.load(game_id)
+            loaded = await self.load_at(game_id, revision)
             if not seats_of(loaded.stored, token):
                 raise Forbidden("only a player of this game can take a move back")
             keep = undo_keeps(loaded)
@@ -334,9 +362,11 @@ class Arena:
             )
         return await self._announce(game_id, token)
 
-    async def resign(self, game_id: str, token: str | None) -> dict[str, Any]:
+    async def resign(
+        self, game_id: str, token: str | None, revision: int | None = None
+    ) -> dict[str, Any]:
         async with self.lock(game_id):
-            loaded = await self.load(game_id)
+            loaded = await self.load_at(game_id, revision)
             seats = seats_of(loaded.stored, token)
             if not seats:
                 raise Forbidden("only a player of this game can resign")

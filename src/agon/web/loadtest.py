@@ -229,7 +229,8 @@ class _Game:
             self.asked_at[self.revision + 1] = asked
             answer = await _request(
                 client, report, "POST", f"/api/games/{self.game_id}/moves",
-                json={"move": text}, headers={"X-Agon-Token": self.tokens[mover]},
+                json={"move": text, "revision": self.revision},
+                headers={"X-Agon-Token": self.tokens[mover]},
             )
             if answer is None:
                 return

@@ -258,7 +258,7 @@ async function pick(places) {
   if (answer.move) {
     clearSelection(false);
     try {
-      await send("moves", { move: answer.move });
+      await send("moves", { move: answer.move, revision: view.revision });
     } catch (error) {
       clearSelection(true);
       throw error;
@@ -311,11 +311,11 @@ board.addEventListener("keydown", (event) => {
 
 buttons.pass.addEventListener("click", () => act(async () => {
   say("");
-  await send("pass");
+  await send("pass", { revision: view.revision });
 }));
 
 buttons.undo.addEventListener("click", () => act(async () => {
-  await send("undo");
+  await send("undo", { revision: view.revision });
   say("Move taken back.");
 }));
 
