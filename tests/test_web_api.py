@@ -502,6 +502,11 @@ def test_a_game_s_position_is_kept_between_requests_not_replayed(
     assert replays == [0]
 
 
+def counted(calls: list[str], read: Callable[[str], Any]) -> Callable[[str], Any]:
+    """``read``, each call's game appended to ``calls``."""
+    return lambda game_id: calls.append(game_id) or read(game_id)
+
+
 def test_a_move_reads_its_game_once_and_answers_with_it_as_stored(
     client: TestClient, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -510,14 +515,8 @@ def test_a_move_reads_its_game_once_and_answers_with_it_as_stored(
     seat, _ = start_game(client, game="alak", options={"size": 5}, opponent="local")
     assert seat.view()["revision"] == 0
     store = client.app.state.arena.store  # type: ignore[attr-defined]
-    revision = store._revision
     checks: list[str] = []
-
-    def counted(game_id: str) -> int | None:
-        checks.append(game_id)
-        return revision(game_id)  # type: ignore[no-any-return]
-
-    monkeypatch.setattr(store, "_revision", counted)
+    monkeypatch.setattr(store, "_revision", counted(checks, store._revision))
     for ply, move in enumerate(("1", "3", "5"), start=1):
         answer = seat.move(move)
         assert answer.status_code == 200
@@ -534,18 +533,30 @@ def test_a_move_for_the_revision_kept_is_stored_without_reading_the_game(
     assert seat.view()["revision"] == 0
     store = client.app.state.arena.store  # type: ignore[attr-defined]
     reads: list[str] = []
-
-    def counted(read: Callable[[str], Any]) -> Callable[[str], Any]:
-        return lambda game_id: reads.append(game_id) or read(game_id)
-
     for name in ("_revision", "load"):
-        monkeypatch.setattr(store, name, counted(getattr(store, name)))
+        monkeypatch.setattr(store, name, counted(reads, getattr(store, name)))
     for revision, move in enumerate(("1", "3", "5")):
         answer = seat.post("/moves", {"move": move, "revision": revision})
         assert answer.status_code == 200, answer.text
         assert answer.json()["revision"] == revision + 1
     assert reads == []
     assert [m["text"] for m in seat.view()["moves"]] == ["1", "3", "5"]
+
+
+def test_a_new_game_is_kept_as_created_so_its_first_views_read_no_moves(
+    client: TestClient, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A crowd that comes to a new game would each read it in full and replay it otherwise."""
+    store = client.app.state.arena.store  # type: ignore[attr-defined]
+    load = store.load
+    read_in_full: list[str] = []
+    monkeypatch.setattr(store, "load", counted(read_in_full, load))
+    seat, _ = start_game(client, game="alak", options={"size": 5}, opponent="local")
+    assert read_in_full == [seat.game_id]  # (the store's own, as it creates the game)
+    for _ in range(3):
+        assert seat.view()["revision"] == 0
+    assert seat.move("1").status_code == 200
+    assert read_in_full == [seat.game_id]
 
 
 def test_a_move_for_a_revision_the_game_has_left_is_refused_saying_so(

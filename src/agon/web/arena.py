@@ -310,7 +310,7 @@ class Arena:
                 f"unknown opponent {quoted(request.opponent)}: computer, local or friend"
             )
         computer_first = request.opponent == "computer" and _first_is(game, other)
-        await asyncio.to_thread(
+        stored = await asyncio.to_thread(
             self.store.create,
             game_id=game_id,
             game=game.name,
@@ -320,6 +320,7 @@ class Arena:
             host=None if request.opponent == "local" else colour,
             computer_first=computer_first,
         )
+        self._keep(replay(stored))  # (its first views, the page's and its watchers', unread)
         if computer_first:
             self.computer.look_at_queue()
         host_colour = None if request.opponent == "local" else colour
