@@ -6,6 +6,7 @@ connections whose request's head does not come."""
 from __future__ import annotations
 
 import asyncio
+import gc
 import json
 import random
 import select
@@ -51,6 +52,24 @@ def test_reads_of_the_api_are_limited_per_address(tmp_path: Path) -> None:
         assert client.get("/static/style.css").status_code == 200
         assert client.post("/api/games", json={"game": "alak", "opponent": "local"}).status_code \
             == 201
+
+
+@pytest.mark.parametrize("freeze", [True, False])
+def test_a_server_leaves_its_startup_objects_out_of_full_collections(
+    tmp_path: Path, freeze: bool
+) -> None:
+    """``agon serve``'s (docs/web.md, *Full collections*): not an app made in a test."""
+    from agon.web.app import create_app
+
+    gc.unfreeze()
+    try:
+        app = create_app(str(tmp_path / "f.db"), workers=1, executor="thread", warm=False,
+                         freeze_startup_objects=freeze)
+        with TestClient(app) as client:
+            assert client.get("/api/meta").status_code == 200
+            assert (gc.get_freeze_count() > 10_000) is freeze
+    finally:
+        gc.unfreeze()
 
 
 def closed_at_once(client: TestClient, path: str) -> tuple[int, str]:

@@ -182,7 +182,10 @@ def serve(
         fail(str(error))
     shown = url.render_as_string()  # the password, if any, is hidden
     try:
-        app = create_app(url, workers=workers, limits=limits, engine_levels=engine_levels)
+        app = create_app(
+            url, workers=workers, limits=limits, engine_levels=engine_levels,
+            freeze_startup_objects=True,
+        )
     except SQLAlchemyError as error:
         fail(f"cannot open the database {shown}: {database_error(error)}")
     typer.echo(f"Agon arena on http://{host}:{port}/  (database: {shown})")

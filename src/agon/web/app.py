@@ -7,6 +7,7 @@ header. Every error is a JSON ``{"detail": "..."}`` in words a player understand
 from __future__ import annotations
 
 import asyncio
+import gc
 import json
 import logging
 from collections.abc import AsyncIterator, Callable
@@ -152,6 +153,7 @@ def create_app(
     warm: bool = True,
     limits: ArenaLimits | None = None,
     engine_levels: tuple[EngineLevel, ...] | None = None,
+    freeze_startup_objects: bool = False,
 ) -> FastAPI:
     """The arena on database ``db`` (a URL or SQLite path; default: see ``config``).
 
@@ -159,7 +161,11 @@ def create_app(
     ``warm`` loads the agents' compiled kernels in each worker at startup (slow only the first
     time, when Numba compiles them); ``limits``: what one client may ask (default: from the
     environment, see :class:`ArenaLimits`); ``engine_levels``: other programs offered as
-    computer levels (default: those of ``$AGON_ENGINES``, see :mod:`agon.web.engines`).
+    computer levels (default: those of ``$AGON_ENGINES``, see :mod:`agon.web.engines`);
+    ``freeze_startup_objects``: once started, the objects made so far (modules, routes,
+    schemas: most of a server process's) are left out of the garbage collector's full
+    collections (``gc.freeze``), which stop the event loop for as long as they take (docs/web.md,
+    *Full collections*): for a server process, not for one that makes many apps.
     """
     url = db if isinstance(db, URL) else database_url(db)
     limits = limits or ArenaLimits.from_environment()
@@ -173,6 +179,8 @@ def create_app(
     @asynccontextmanager
     async def lifespan(_app: FastAPI) -> AsyncIterator[None]:
         arena.start()
+        if freeze_startup_objects:
+            gc.freeze()
         yield
         await arena.close()
 
