@@ -568,7 +568,7 @@ def test_a_move_for_a_revision_the_game_has_left_is_refused_saying_so(
     assert seat.post("/moves", {"move": "1", "revision": 0}).status_code == 200
     stale = seat.post("/moves", {"move": "3", "revision": 0})  # (this process saw 1)
     assert stale.status_code == 409
-    assert "moved on: it is at revision 1, and the move was made at revision 0" in stale.text
+    assert stale.json()["detail"] == "the game has moved on: it is at revision 1, not 0: look again"
     store = client.app.state.arena.store  # type: ignore[attr-defined]
     store.append_move(seat.game_id, 1, 2, "3", Outcome())  # (another process's, unseen here)
     passed = seat.post("/moves", {"move": "4", "revision": 1})

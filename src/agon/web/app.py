@@ -58,10 +58,6 @@ MAX_REVISION = 2**31 - 1
 """The largest revision a game's row holds (a 32-bit integer column)."""
 
 
-def revision_of(body: ChangeBody | None) -> int | None:
-    return None if body is None else body.revision
-
-
 class NewGameBody(BaseModel):
     game: str = Field(max_length=32)
     options: dict[str, Any] = Field(default_factory=dict, max_length=16)
@@ -85,6 +81,10 @@ class ChangeBody(BaseModel):
     revision: Revision | None = None
     """The game's revision the change answers, as its view showed it: where the game is at
     another, the change is refused (409), not made to a position its player has not seen."""
+
+
+def revision_of(body: ChangeBody | None) -> int | None:
+    return None if body is None else body.revision
 
 
 class MoveBody(ChangeBody):

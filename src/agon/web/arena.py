@@ -201,8 +201,8 @@ class Arena:
         loaded = await self.load(game_id)
         if revision is not None and loaded.stored.revision != revision:
             raise Conflict(
-                f"the game has moved on: it is at revision {loaded.stored.revision}, and the "
-                f"move was made at revision {revision}: look again"
+                f"the game has moved on: it is at revision {loaded.stored.revision}, not "
+                f"{revision}: look again"
             )
         return loaded
 
