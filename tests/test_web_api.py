@@ -502,6 +502,27 @@ def test_a_game_s_position_is_kept_between_requests_not_replayed(
     assert replays == [0]
 
 
+def test_the_lobby_s_lists_sum_up_the_positions_kept_and_replay_only_the_rest(
+    client: TestClient, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    seat, _ = start_game(client, game="alak", options={"size": 5}, opponent="local")
+    other, _ = start_game(client, game="alak", options={"size": 5}, opponent="local")
+    for move in ("1", "3"):
+        assert seat.move(move).status_code == 200
+    store = client.app.state.arena.store  # type: ignore[attr-defined]
+    store.append_move(other.game_id, 0, 1, "2", Outcome())  # (another process's move)
+    replays: list[str] = []
+    replay = arena_module.replay
+    monkeypatch.setattr(
+        arena_module, "replay", lambda stored: replays.append(stored.id) or replay(stored)
+    )
+    for query in ("status=all", f"ids={seat.game_id},{other.game_id}"):
+        listed = {game["id"]: game for game in client.get(f"/api/games?{query}").json()["games"]}
+        assert listed[seat.game_id]["plies"] == 2 and listed[other.game_id]["plies"] == 1
+        assert listed[other.game_id]["to_move"] == "white"
+    assert replays == [other.game_id] * 2
+
+
 def counted(calls: list[str], read: Callable[[str], Any]) -> Callable[[str], Any]:
     """``read``, each call's game appended to ``calls``."""
     return lambda game_id: calls.append(game_id) or read(game_id)

@@ -245,14 +245,20 @@ class Arena:
         if time.monotonic() - self._swept > SWEEP_SECONDS:
             await self._expire_idle()
         stored_games = await asyncio.to_thread(self.store.recent, status, limit)
-        return [self._summary(replay(stored)) for stored in stored_games]
+        return [self._summary(stored) for stored in stored_games]
 
     async def many(self, game_ids: list[str]) -> list[dict[str, Any]]:
         stored_games = await asyncio.to_thread(self.store.many, game_ids)
-        return [self._summary(replay(stored)) for stored in stored_games]
+        return [self._summary(stored) for stored in stored_games]
 
-    def _summary(self, loaded: Loaded) -> dict[str, Any]:
-        return views.summary(loaded, self.hub.watchers(loaded.stored.id), self.level_labels)
+    def _summary(self, stored: StoredGame) -> dict[str, Any]:
+        """The game's summary, from the position kept here where it is the one read (a lobby's
+        lists would replay every game they name, each time)."""
+        kept = self._kept.get(stored.id)
+        loaded = kept if kept is not None and kept.stored.revision == stored.revision else None
+        return views.summary(
+            loaded or replay(stored), self.hub.watchers(stored.id), self.level_labels
+        )
 
     def levels(self) -> list[dict[str, Any]]:
         """The computer's levels as the lobby lists them: Agon's own where a variant is not

@@ -43,7 +43,7 @@ from sqlalchemy import (
     text,
     update,
 )
-from sqlalchemy.engine import URL, Connection, Engine
+from sqlalchemy.engine import URL, Connection, Engine, Row
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import DeclarativeBase, Mapped, Session, mapped_column, sessionmaker
 from sqlalchemy.pool import NullPool
@@ -124,7 +124,8 @@ class TurnRow(Base):
 # several times what running it does (docs/web.md, *A move's statements built once*).
 _GAMES = cast(Table, GameRow.__table__)
 _REVISION_OF_GAME = select(_GAMES.c.revision).where(_GAMES.c.id == bindparam("game_id"))
-_INSERT_MOVE = insert(cast(Table, MoveRow.__table__))
+_MOVES = cast(Table, MoveRow.__table__)
+_INSERT_MOVE = insert(_MOVES)
 _NOTIFY = select(func.pg_notify(bindparam("channel"), bindparam("payload")))
 _TURNS = cast(Table, TurnRow.__table__)
 _QUEUE_TURN = insert(_TURNS)
@@ -204,7 +205,9 @@ class StoredGame:
     moves: list[str] = field(default_factory=list)
 
     @classmethod
-    def from_row(cls, row: GameRow, moves: list[str]) -> StoredGame:
+    def from_row(cls, row: GameRow | Row[Any], moves: list[str]) -> StoredGame:
+        """The game of a row of the games' table (its model's, or the columns as a statement
+        reads them), with its moves."""
         return cls(
             id=row.id,
             game=row.game,
@@ -623,18 +626,18 @@ class Store:
         PostgreSQL's read committed each read afresh per statement), giving a game still
         active with its last move played."""
         ids = wanted.subquery()
-        with self._sessions() as session:
-            rows = session.execute(
-                select(GameRow, MoveRow.text)
-                .join(ids, ids.c.id == GameRow.id)
-                .outerjoin(MoveRow, MoveRow.game_id == GameRow.id)
-                .order_by(GameRow.updated.desc(), GameRow.id, MoveRow.ply)
+        with self.engine.connect() as connection:
+            rows = connection.execute(
+                select(_GAMES, _MOVES.c.text.label("move_text"))
+                .join(ids, ids.c.id == _GAMES.c.id)
+                .outerjoin(_MOVES, _MOVES.c.game_id == _GAMES.c.id)
+                .order_by(_GAMES.c.updated.desc(), _GAMES.c.id, _MOVES.c.ply)
             ).all()
-        grouped: dict[str, tuple[GameRow, list[str]]] = {}
-        for row, move_text in rows:
+        grouped: dict[str, tuple[Row[Any], list[str]]] = {}
+        for row in rows:
             _, moves = grouped.setdefault(row.id, (row, []))
-            if move_text is not None:
-                moves.append(move_text)
+            if row.move_text is not None:
+                moves.append(row.move_text)
         return [StoredGame.from_row(row, moves) for row, moves in grouped.values()]
 
 
