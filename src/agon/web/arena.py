@@ -179,7 +179,7 @@ class Arena:
     async def load(self, game_id: str) -> Loaded:
         """The game as the database holds it now (a copy of its own for the caller)."""
         loaded = await self._read(game_id)
-        if loaded.active and loaded.stored.updated < self._idle_since():
+        if self._abandoned(loaded):
             await self._expire_idle()
             loaded = await self._read(game_id)
         return loaded
@@ -189,13 +189,8 @@ class Arena:
         holds now). Where this process keeps the game at that revision, the kept copy, unread:
         the change's own transaction checks that the revision is still the database's, and
         refuses it if not. Else the game is read, and refused if it is at another revision."""
-        kept = self._kept.get(game_id)
-        if (
-            revision is not None
-            and kept is not None
-            and kept.stored.revision == revision
-            and not (kept.active and kept.stored.updated < self._idle_since())
-        ):
+        kept = self._kept_at(game_id, revision)
+        if kept is not None and not self._abandoned(kept):
             self._kept.move_to_end(game_id)
             return kept.copy()
         loaded = await self.load(game_id)
@@ -205,6 +200,17 @@ class Arena:
                 f"{revision}: look again"
             )
         return loaded
+
+    def _kept_at(self, game_id: str, revision: int | None) -> Loaded | None:
+        """The game as this process keeps it, where that is at ``revision`` (never changed:
+        copy it to change it)."""
+        kept = self._kept.get(game_id)
+        return kept if kept is not None and kept.stored.revision == revision else None
+
+    def _abandoned(self, loaded: Loaded) -> bool:
+        """Unfinished and unchanged for longer than games are kept open (then over, as
+        abandoned: :meth:`_expire_idle`)."""
+        return loaded.active and loaded.stored.updated < self._idle_since()
 
     async def _read(self, game_id: str) -> Loaded:
         """The game kept here if the database's revision is still its own (one small read),
@@ -254,11 +260,8 @@ class Arena:
     def _summary(self, stored: StoredGame) -> dict[str, Any]:
         """The game's summary, from the position kept here where it is the one read (a lobby's
         lists would replay every game they name, each time)."""
-        kept = self._kept.get(stored.id)
-        loaded = kept if kept is not None and kept.stored.revision == stored.revision else None
-        return views.summary(
-            loaded or replay(stored), self.hub.watchers(stored.id), self.level_labels
-        )
+        loaded = self._kept_at(stored.id, stored.revision) or replay(stored)
+        return views.summary(loaded, self.hub.watchers(stored.id), self.level_labels)
 
     def levels(self) -> list[dict[str, Any]]:
         """The computer's levels as the lobby lists them: Agon's own where a variant is not

@@ -205,9 +205,8 @@ class StoredGame:
     moves: list[str] = field(default_factory=list)
 
     @classmethod
-    def from_row(cls, row: GameRow | Row[Any], moves: list[str]) -> StoredGame:
-        """The game of a row of the games' table (its model's, or the columns as a statement
-        reads them), with its moves."""
+    def from_row(cls, row: Row[Any], moves: list[str]) -> StoredGame:
+        """The game of a row of the games' table's columns, with its moves."""
         return cls(
             id=row.id,
             game=row.game,
