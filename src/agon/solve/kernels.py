@@ -217,6 +217,43 @@ def start_trace(trace_row: Array) -> None:
     clear_summary(trace_summary(trace_row, HIGH))
 
 
+# inlined where called (as Numba IR): it runs at every node of both searches
+@njit(cache=True, inline="always")
+def start_node_trace(
+    history_length: Kernel, history_board: Kernel, params: Array, state: Array,
+    control: Array, row_trace: Array,
+) -> tuple[int, int]:
+    """Where the rules read the history: a node's ``(length, present)``, its history's length
+    and its present board, with its trace ``row_trace`` started (:func:`start_trace`) and,
+    where a third repetition counts, both bounds resting on the present board (every board met
+    counts for both alike); elsewhere ``(0, 0)``, the trace left as it is."""
+    if control[C_HISTORY] == 0:
+        return 0, 0
+    length = history_length(params, state)
+    present = history_board(params, state, length)
+    start_trace(row_trace)
+    if control[C_REPEATS_COUNT] != 0:
+        add_board(trace_summary(row_trace, LOW), present)
+        add_board(trace_summary(row_trace, HIGH), present)
+    return length, present
+
+
+# inlined, as start_node_trace is
+@njit(cache=True, inline="always")
+def rest_on_refused_moves(
+    history_reference: Kernel, params: Array, state: Array, row_trace: Array, count: int,
+    split: bool,
+) -> None:
+    """Where the rules read the history: the moves it forbids now could be allowed after
+    another, so a node's upper bound (and the end of the game, where it has no move: ``count``
+    0) rests on them, and where repetitions count (not ``split``) its lower bound too; a lower
+    bound needs only its best move."""
+    reference = history_reference(params, state)
+    row_trace[HIGH] = min(row_trace[HIGH], reference)
+    if count == 0 or not split:
+        row_trace[LOW] = min(row_trace[LOW], reference)
+
+
 @njit(cache=True)
 def add_board(summary: Array, board: int) -> None:
     """Make ``summary`` describe ``board`` too."""
@@ -553,14 +590,9 @@ def negamax(
     # where a third repetition counts, every board met counts for both bounds alike
     split = control[C_REPEATS_COUNT] == 0
     row_trace = trace[ply]
-    length, present = 0, 0
-    if history:
-        length = history_length(params, state)
-        present = history_board(params, state, length)
-        start_trace(row_trace)
-        if not split:
-            add_board(trace_summary(row_trace, LOW), present)
-            add_board(trace_summary(row_trace, HIGH), present)
+    length, present = start_node_trace(
+        history_length, history_board, params, state, control, row_trace
+    )
     # no margin lies outside ±C_MAX_VALUE: a window beyond it is settled at once
     if alpha >= control[C_MAX_VALUE]:
         return control[C_MAX_VALUE]  # type: ignore[no-any-return]
@@ -594,12 +626,7 @@ def negamax(
         hints[hint, 1] = -1  # not known yet: set if this search ends unknown
     count = legal_moves(params, state, moves[ply])
     if history:
-        # moves the history forbids now could be allowed after another: an upper bound (and
-        # a game's end) rests on them, a lower bound needs only its best move
-        reference = history_reference(params, state)
-        row_trace[HIGH] = min(row_trace[HIGH], reference)
-        if count == 0 or not split:
-            row_trace[LOW] = min(row_trace[LOW], reference)
+        rest_on_refused_moves(history_reference, params, state, row_trace, count, split)
     if count == 0:
         return terminal_value(margin, params, state, sign, control[C_SCALE])
     best, best_move, best_board = -INFINITY, -1, -1

@@ -56,7 +56,8 @@ from agon.solve.kernels import (
     look_up,
     order_moves,
     rest_on_child,
-    start_trace,
+    rest_on_refused_moves,
+    start_node_trace,
     store_bounds,
     terminal_value,
     trace_summary,
@@ -307,14 +308,9 @@ def _enter(
     history = control[C_HISTORY] != 0
     split = control[C_REPEATS_COUNT] == 0
     row_trace = trace[ply]
-    length, present = 0, 0
-    if history:
-        length = history_length(params, state)
-        present = history_board(params, state, length)
-        start_trace(row_trace)
-        if not split:
-            add_board(trace_summary(row_trace, LOW), present)
-            add_board(trace_summary(row_trace, HIGH), present)
+    length, present = start_node_trace(
+        history_length, history_board, params, state, control, row_trace
+    )
     largest = control[C_MAX_VALUE]
     if beta > largest:
         return PN_INFINITY, 0, largest, -1, -1, 0, 0, length, 0
@@ -331,11 +327,7 @@ def _enter(
         return PN_INFINITY, 0, upper, -1, first, table_key, frame, length, present_key
     count = legal_moves(params, state, moves[ply])
     if history:
-        # as in negamax: refused moves bear on an upper bound (and on the end of the game)
-        reference = history_reference(params, state)
-        row_trace[HIGH] = min(row_trace[HIGH], reference)
-        if count == 0 or not split:
-            row_trace[LOW] = min(row_trace[LOW], reference)
+        rest_on_refused_moves(history_reference, params, state, row_trace, count, split)
     if count == 0:
         value = terminal_value(margin, params, state, sign, control[C_SCALE])
         if value >= beta:
