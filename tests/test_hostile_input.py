@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import socket
 import subprocess
 import sys
 from pathlib import Path
@@ -437,3 +438,30 @@ def test_a_table_past_the_address_space_limit_is_refused_before_it_is_allocated(
 
     done = run_agon(*["solve", *SMALL, "--table-bits", "27"], preexec_fn=three_gigabytes)
     assert_process_refused(done, "--table-bits 27", "bytes of memory")
+
+
+@pytest.mark.parametrize("command", [["db", "upgrade"], ["serve", "--port", "1"]])
+@pytest.mark.parametrize("url", [
+    "postgresql://agon:secret@[::1", "postgresql://agon:secret@[::1:x/agon",
+])
+def test_a_database_url_that_does_not_parse_is_refused_with_its_password_hidden(
+    command: list[str], url: str
+) -> None:
+    line = assert_clean_refusal(agon(*command, "--database", url), "is not a database URL")
+    assert "secret" not in line
+
+
+def test_an_address_the_arena_cannot_listen_on_is_refused_before_it_starts(
+    tmp_path: Path,
+) -> None:
+    database = str(tmp_path / "arena.db")
+    for host, words in (("999.1.1.1", "--host '999.1.1.1' is not an address to listen on"),
+                        ("a" * 300, "is not an address to listen on: not a host name")):
+        assert_clean_refusal(agon("serve", "--db", database, "--host", host), words)
+    with socket.create_server(("127.0.0.1", 0)) as taken:
+        port = taken.getsockname()[1]
+        assert_clean_refusal(
+            agon("serve", "--db", database, "--port", str(port)),
+            f"cannot listen on 127.0.0.1 port {port}: Address already in use",
+        )
+    assert not (tmp_path / "arena.db").exists()

@@ -85,6 +85,11 @@ def test_players_who_think_before_each_move_offer_a_bounded_rate(tmp_path: Path)
 
 @pytest.mark.parametrize(("arguments", "words"), [
     (["ftp://arena", "alak"], "must start with http:// or https://"),
+    (["http://[::1", "alak"], "the arena's URL 'http://[::1' is not a URL: Invalid port"),
+    (["http://", "alak"], "the arena's URL 'http://' names no host"),
+    (["http://:8000", "alak"], "names no host"),
+    (["http://127.0.0.1:99999", "alak"], "has port 99999: a port is 1 to 65535"),
+    (["http://127.0.0.1:1", "alak", "--watch-url", "http://x:1a"], "--watch-url 'http://x:1a' is"),
     (["http://127.0.0.1:1", "alak", "--watch-url", "ws://elsewhere"], "--watch-url must start"),
     (["http://127.0.0.1:1", "alak", "--games", "0"], "--games must be 1 to"),
     (["http://127.0.0.1:1", "alak", "--computer", "5", "--games", "2"], "--computer must be 0"),

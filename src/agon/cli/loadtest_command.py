@@ -91,8 +91,8 @@ def loadtest(
     if not 0 <= pause <= MAX_SECONDS:
         fail(f"--pause must be at least 0 and at most {MAX_SECONDS:g}, not {pause:g}")
     for given, name in ((url, "the arena's URL"), (watch_url, "--watch-url")):
-        if given is not None and not given.startswith(("http://", "https://")):
-            fail(f"{name} must start with http:// or https://, not {given!r}")
+        if given is not None:
+            _check_arena_url(given, name)
     plan = LoadPlan(
         game, games, seconds, spectators, computer, level, moves_per_game, seed, crowd,
         watch_url, pause,
@@ -124,6 +124,22 @@ def loadtest(
         raise typer.Exit(INTERRUPTED)
     if figures["errors"] or figures["mismatches"]:
         raise typer.Exit(1)
+
+
+def _check_arena_url(given: str, name: str) -> None:
+    """Refuse in words, naming ``name``, a URL no arena can be reached at."""
+    import httpx
+
+    if not given.startswith(("http://", "https://")):
+        fail(f"{name} must start with http:// or https://, not {given!r}")
+    try:
+        parsed = httpx.URL(given)
+    except httpx.InvalidURL as problem:
+        fail(f"{name} {given!r} is not a URL: {problem}")
+    if not parsed.host:
+        fail(f"{name} {given!r} names no host")
+    if parsed.port is not None and not 0 < parsed.port < 65536:
+        fail(f"{name} {given!r} has port {parsed.port}: a port is 1 to 65535")
 
 
 def _text(figures: dict[str, Any]) -> str:

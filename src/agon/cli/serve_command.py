@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import shlex
+import socket
 from typing import Annotated
 
 import typer
@@ -30,6 +31,26 @@ def database_error(error: Exception) -> str:
     """What the database's driver said, without SQLAlchemy's wrapping and link."""
     said = getattr(error, "orig", None) or error
     return f"{said.__class__.__name__}: {str(said).strip()}"
+
+
+def listening_problem(host: str, port: int) -> str | None:
+    """Why the arena could not listen on ``host`` at ``port`` (None: a trial shows it can), so
+    that it is said before the arena starts, not after."""
+    try:
+        found = socket.getaddrinfo(  # "" is every address, as Uvicorn takes it
+            host or None, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE
+        )
+    except (socket.gaierror, UnicodeError) as problem:
+        said = problem.strerror if isinstance(problem, socket.gaierror) else "not a host name"
+        return f"--host {host[:100]!r} is not an address to listen on: {said}"
+    family, kind, protocol, _, address = found[0]
+    with socket.socket(family, kind, protocol) as trial:
+        trial.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # as Uvicorn's own
+        try:
+            trial.bind(address)
+        except OSError as problem:
+            return f"cannot listen on {host} port {port}: {problem.strerror or problem}"
+    return None
 
 
 def upgrade(
@@ -180,6 +201,9 @@ def serve(
         compression = read_ws_compression(ws_compression)
     except AgonError as error:
         fail(str(error))
+    problem = listening_problem(host, port)
+    if problem is not None:
+        fail(problem)
     shown = url.render_as_string()  # the password, if any, is hidden
     try:
         app = create_app(
@@ -188,7 +212,8 @@ def serve(
         )
     except SQLAlchemyError as error:
         fail(f"cannot open the database {shown}: {database_error(error)}")
-    typer.echo(f"Agon arena on http://{host}:{port}/  (database: {shown})")
+    named = f"[{host}]" if ":" in host else host
+    typer.echo(f"Agon arena on http://{named}:{port}/  (database: {shown})")
     for level in engine_levels:
         games = ", ".join(level.games) if level.games is not None else "every game"
         typer.echo(

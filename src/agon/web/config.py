@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import ipaddress
 import os
+import re
 from dataclasses import dataclass, fields
 from pathlib import Path
 from typing import Any
@@ -40,8 +41,10 @@ def database_url(option: str | None = None) -> URL:
         return URL.create("sqlite", database=str(path))
     try:
         url = make_url(text)
-    except ArgumentError:
-        raise AgonError(f"{quoted(text)} is not a database URL (like sqlite:///games.db)") from None
+    except (ArgumentError, ValueError):  # ValueError: a port that is not a number
+        raise AgonError(
+            f"{quoted(_password_hidden(text))} is not a database URL (like sqlite:///games.db)"
+        ) from None
     if url.drivername in ("postgresql", "postgres"):
         url = url.set(drivername="postgresql+psycopg")
     if url.drivername.startswith("postgresql"):
@@ -54,6 +57,12 @@ def database_url(option: str | None = None) -> URL:
     elif url.drivername.startswith("sqlite") and url.database not in (None, "", ":memory:"):
         _make_parent(Path(url.database).expanduser())
     return url
+
+
+def _password_hidden(text: str) -> str:
+    """``text`` with what stands where a URL's password would (``//user:password@``) as ***,
+    as SQLAlchemy shows the URLs it can read."""
+    return re.sub(r"(//[^/:@]*:)[^/@]*@", r"\1***@", text)
 
 
 def _make_parent(path: Path) -> None:
