@@ -465,3 +465,14 @@ def test_an_address_the_arena_cannot_listen_on_is_refused_before_it_starts(
             f"cannot listen on 127.0.0.1 port {port}: Address already in use",
         )
     assert not (tmp_path / "arena.db").exists()
+
+
+def test_a_bad_thread_count_for_the_computer_is_refused_before_the_arena_starts(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Not found only when the top level first thinks (it then played random moves)."""
+    monkeypatch.setenv("AGON_THREADS", "0")
+    with socket.create_server(("127.0.0.1", 0)) as taken:  # were it to start, it would stop
+        port = str(taken.getsockname()[1])
+        assert_clean_refusal(agon("serve", "--db", str(tmp_path / "arena.db"), "--port", port),
+                             "AGON_THREADS='0' is not a number of threads from 1 to 256")

@@ -182,6 +182,7 @@ def serve(
     import uvicorn
     from sqlalchemy.exc import SQLAlchemyError
 
+    from agon.study.strongest import search_threads
     from agon.web.app import create_app
     from agon.web.config import ArenaLimits, database_url, server_options
     from agon.web.config import trusted_proxies as read_trusted_proxies
@@ -199,6 +200,7 @@ def serve(
         engine_levels = configured_levels(engines, LEVELS_BY_KEY)
         trusted = read_trusted_proxies(trusted_proxies)
         compression = read_ws_compression(ws_compression)
+        search_threads()  # read by the thinking workers: a bad $AGON_THREADS is said now
     except AgonError as error:
         fail(str(error))
     problem = listening_problem(host, port)
