@@ -387,6 +387,7 @@ def test_agon_calibrate_writes_the_variants_entry(tmp_path: Path) -> None:
     ("random", "2 to 32 agents"),
     ("random,godlike", "godlike"),
     ("random,greedy --again mcts:8", "mcts:8 is not in it"),
+    ("random,greedy,random", "--pool names random twice"),
 ])
 def test_agon_calibrate_refuses_a_bad_pool(tmp_path: Path, pool: str, words: str) -> None:
     result = CliRunner().invoke(app, ["calibrate", "alak", "--size", "3", "--pool", *pool.split(),

@@ -113,6 +113,9 @@ def calibrate_command(
     played_again = () if again is None else _specs(again)
     if not 2 <= len(specs) <= MAX_POOL:
         fail(f"--pool needs 2 to {MAX_POOL} agents separated by commas, not {len(specs)}")
+    named_twice = sorted({spec for spec in specs if specs.count(spec) > 1})
+    if named_twice:
+        fail(f"--pool names {', '.join(named_twice)} twice: each agent is one rung of the ladder")
     try:
         for spec in specs:
             check_player_spec(spec)
