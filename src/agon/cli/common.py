@@ -143,16 +143,10 @@ def check_seconds(seconds: float | None, option: str) -> None:
         )
 
 
-MAX_DIGITS_SHOWN = 30
-"""A number refused with more digits than this is named by its count of digits."""
-
-
 def check_count(value: int, option: str, lowest: int, highest: int) -> None:
     """Refuse a whole number option outside ``lowest`` to ``highest``."""
     if not lowest <= value <= highest:
-        digits = len(str(abs(value)))
-        given = f"{value:,}" if digits <= MAX_DIGITS_SHOWN else f"a number of {digits:,} digits"
-        fail(f"{option} must be {lowest} to {highest:,}, not {given}")
+        fail(f"{option} must be {lowest} to {highest:,}, not {shortened(f'{value:,}')}")
 
 
 def check_length(text: str | None, limit: int, option: str) -> None:

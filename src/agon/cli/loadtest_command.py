@@ -20,7 +20,7 @@ from agon.cli.common import (
     fail,
     game_command,
 )
-from agon.core.errors import AgonError
+from agon.core.errors import AgonError, quoted
 from agon.core.limits import MAX_SECONDS
 
 MAX_LOAD_GAMES = 10_000
@@ -131,15 +131,15 @@ def _check_arena_url(given: str, name: str) -> None:
     import httpx
 
     if not given.startswith(("http://", "https://")):
-        fail(f"{name} must start with http:// or https://, not {given!r}")
+        fail(f"{name} must start with http:// or https://, not {quoted(given)}")
     try:
         parsed = httpx.URL(given)
     except httpx.InvalidURL as problem:
-        fail(f"{name} {given!r} is not a URL: {problem}")
+        fail(f"{name} {quoted(given)} is not a URL: {problem}")
     if not parsed.host:
-        fail(f"{name} {given!r} names no host")
+        fail(f"{name} {quoted(given)} names no host")
     if parsed.port is not None and not 0 < parsed.port < 65536:
-        fail(f"{name} {given!r} has port {parsed.port}: a port is 1 to 65535")
+        fail(f"{name} {quoted(given)} has port {parsed.port}: a port is 1 to 65535")
 
 
 def _text(figures: dict[str, Any]) -> str:

@@ -9,7 +9,7 @@ from typing import Annotated
 import typer
 
 from agon.cli.common import fail
-from agon.core.errors import AgonError
+from agon.core.errors import AgonError, quoted
 
 DATABASE_HELP = (
     "Database: an SQLAlchemy URL (sqlite:///path.db, postgresql://user@host/db) or an SQLite "
@@ -42,7 +42,7 @@ def listening_problem(host: str, port: int) -> str | None:
         )
     except (socket.gaierror, UnicodeError) as problem:
         said = problem.strerror if isinstance(problem, socket.gaierror) else "not a host name"
-        return f"--host {host[:100]!r} is not an address to listen on: {said}"
+        return f"--host {quoted(host)} is not an address to listen on: {said}"
     family, kind, protocol, _, address = found[0]
     with socket.socket(family, kind, protocol) as trial:
         trial.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # as Uvicorn's own
