@@ -29,7 +29,7 @@ from agon.cli.common import (
     stoppable_work,
 )
 from agon.core.errors import AgonError
-from agon.core.files import replace_file, user_path
+from agon.core.files import folder_locked, replace_file, user_path
 
 if TYPE_CHECKING:
     from agon.study.calibration import Calibration, CalibrationRequest
@@ -121,7 +121,8 @@ def calibrate_command(
             check_player_spec(spec)
         request = CalibrationRequest(game, specs, games, seed, random_plies, jobs)
         target = user_path(out) if out is not None else package_levels_file(plugin_of(game))
-        entries = read_calibrations(target) if target.exists() else []
+        if target.exists():  # (a file it cannot read is refused before the games, not after)
+            read_calibrations(target)
     except AgonError as error:
         fail(str(error))
     kept = user_path(checkpoint) if checkpoint is not None else (
@@ -154,11 +155,16 @@ def calibrate_command(
     )
     written = None
     if not dry_run:
-        kept_entries = [other for other in entries
-                        if (other.game, other.options) != (entry.game, entry.options)]
         try:
             target.parent.mkdir(parents=True, exist_ok=True)
-            replace_file(target, write_calibrations([*kept_entries, entry]))
+            with folder_locked(target):
+                # read again: another calibration may have written its entry since the start
+                entries = read_calibrations(target) if target.exists() else []
+                kept_entries = [other for other in entries
+                                if (other.game, other.options) != (entry.game, entry.options)]
+                replace_file(target, write_calibrations([*kept_entries, entry]))
+        except AgonError as error:
+            fail(f"{error}; the pairings are kept in {kept}")
         except OSError as error:
             fail(f"cannot write {target}: {error.strerror or error}; choose a file with --out "
                  f"and name it in ${LEVELS_ENV}")

@@ -27,7 +27,7 @@ from agon.cli.common import (
 )
 from agon.core.errors import AgonError
 from agon.core.evaluation import WEIGHTS_ENV
-from agon.core.files import replace_file, user_path
+from agon.core.files import folder_locked, replace_file, user_path
 from agon.core.limits import MAX_COUNT
 
 if TYPE_CHECKING:
@@ -116,7 +116,8 @@ def train_command(
         )
         terms = terms_of(game)
         target = user_path(out) if out is not None else package_file(terms)
-        entries = read_entries(target) if target.exists() else []
+        if target.exists():  # (a file it cannot read is refused before the games, not after)
+            read_entries(target)
         kept = user_path(checkpoint) if checkpoint is not None else checkpoint_path(request)
     except AgonError as error:
         fail(str(error))
@@ -138,7 +139,12 @@ def train_command(
         entry = TrainedEntry(game.options(), report.weights(), report.provenance)
         try:
             target.parent.mkdir(parents=True, exist_ok=True)
-            replace_file(target, write_entries(target, with_entry(entries, entry)))
+            with folder_locked(target):
+                # read again: another training may have written its entry since the start
+                entries = read_entries(target) if target.exists() else []
+                replace_file(target, write_entries(target, with_entry(entries, entry)))
+        except AgonError as error:
+            fail(f"{error}; the games are kept in {kept}")
         except OSError as error:
             fail(f"cannot write {target}: {error.strerror or error}; choose a file with --out "
                  f"and name it in ${WEIGHTS_ENV}")

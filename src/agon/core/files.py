@@ -5,7 +5,9 @@ Every file the terminal tools read (records, saved results, tables) is read thro
 :func:`read_limited`: only a regular file (never a device such as ``/dev/zero``, a pipe that
 would block, a directory), and never more than its limit. Every file they write goes through
 :func:`replace_file_with`: written beside the target, flushed to the disk, then put in the
-target's place in one step, never over something that is not a regular file.
+target's place in one step, never over something that is not a regular file. A file that
+several processes change by reading it and writing it back (entries of many variants, as the
+trained weights and the calibrated levels) is changed under :func:`folder_locked`.
 """
 
 from __future__ import annotations
@@ -15,8 +17,8 @@ import json
 import os
 import stat
 import tempfile
-from collections.abc import Callable
-from contextlib import suppress
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager, suppress
 from pathlib import Path
 from typing import Any, BinaryIO
 
@@ -156,6 +158,32 @@ def replace_file_with(target: Path, write: Callable[[BinaryIO], object]) -> None
             os.unlink(temporary)
         raise
     _sync_folder(target.parent)
+
+
+@contextmanager
+def folder_locked(target: Path) -> Iterator[None]:
+    """Hold an exclusive advisory lock on ``target``'s folder meanwhile, waiting for another
+    process's to be let go, so that reading ``target``, changing it and writing it back is one
+    step for every process that changes it this way (two calibrations of other variants that
+    end together each keep their entry). The folder's lock, not the file's, since the file is
+    replaced at each write and may not exist yet. Where the system has no such locks, or the
+    folder cannot be opened, it goes on unlocked."""
+    try:
+        import fcntl
+    except ImportError:
+        yield
+        return
+    try:
+        descriptor = os.open(target.parent, os.O_RDONLY | getattr(os, "O_CLOEXEC", 0))
+    except OSError:
+        yield
+        return
+    try:
+        with suppress(OSError):  # (a file system without such locks: unlocked)
+            fcntl.flock(descriptor, fcntl.LOCK_EX)
+        yield
+    finally:
+        os.close(descriptor)  # (closing lets the lock go)
 
 
 def _sync_folder(folder: Path) -> None:
