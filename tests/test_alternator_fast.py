@@ -10,7 +10,7 @@ import pytest
 from agon.core.errors import AgonError
 from agon.games.alak import Alak
 from agon.games.alternator import Alternator, AlternatorState
-from agon.games.alternator.fast import _full_key, fast_twin
+from agon.games.alternator.fast import TERMS, _full_key, fast_twin
 
 SEED = 20240611
 
@@ -192,6 +192,16 @@ def test_evaluate_favours_the_side_that_can_take_a_tree() -> None:
     black_to_move = twin.from_reference(game.parse_position("1 1 : b"))
     white_to_move = twin.from_reference(game.parse_position("1 1 : w"))
     assert twin.evaluate(twin.params, black_to_move) > 0 > twin.evaluate(twin.params, white_to_move)
+
+
+def test_the_roots_term_counts_each_root_with_a_root_beside_it_for_its_owner() -> None:
+    game = Alternator(5, 1, 0.0)
+    twin = fast_twin(game)
+    # a1, c1 and e1 are Black's; e1 has only a pit beside it, so nothing moves onto it again.
+    state = twin.from_reference(game.parse_position("1 1 2 < 1 : b"))
+    terms = np.zeros(len(TERMS.names), dtype=np.float64)
+    TERMS.features(twin.params, state, terms)
+    assert terms[TERMS.names.index("roots")] == 2 - 1
 
 
 def test_move_order_tries_captures_first_and_pass_last() -> None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import random
 import signal
 import subprocess
 import sys
@@ -29,6 +30,7 @@ from agon.core.evaluation import (
     write_entries,
 )
 from agon.games import make_game
+from agon.games.alternator.fast import TERMS
 from agon.search.twins import twin_for
 from agon.study.training import PlayedGame, TrainRequest, fit, measure, targets, train
 
@@ -103,7 +105,9 @@ def test_the_file_the_environment_names_comes_first(
     path.write_text(write_entries(path, [mine]))
     monkeypatch.setenv(WEIGHTS_ENV, str(path))
     hand = dict(zip(terms.names, terms.hand_weights, strict=True))
-    assert weights_for(TINY, terms).tolist() == [9.0, hand["gain"], -1.0]
+    assert weights_for(TINY, terms).tolist() == [
+        {"pull": 9.0, "tempo": -1.0}.get(name, hand[name]) for name in terms.names
+    ]
     monkeypatch.delenv(WEIGHTS_ENV)
     assert weights_for(TINY, terms)[0] != 9.0
 
@@ -113,15 +117,24 @@ def test_the_weights_in_params_are_what_the_evaluation_weighs() -> None:
     terms = twin.terms
     assert terms is not None
     params = twin.params.copy()
-    state = twin.new_state()
-    row = np.zeros(len(terms.names))
-    base = terms.features(params, state, row)
-    assert row.any(), "the start of 4×4 has terms to weigh"
-    for weights in ([0.0, 0.0, 0.0], [1.0, -2.0, 3.5]):
+    count = len(terms.names)
+    # a position of a random game where every term counts, so each weight's slot is checked
+    rng = random.Random(5)
+    row = np.zeros(count)
+    for _game in range(100):
+        state, moves = twin.new_state(), twin.legal_list(twin.new_state())
+        while not row.all() and len(moves) > 1:
+            twin.play(params, state, rng.choice(moves[:-1]))  # (a placement: the pass is last)
+            base = terms.features(params, state, row)
+            moves = twin.legal_list(state)
+        if row.all():
+            break
+    assert row.all(), "random games of 4×4 reach positions where every term counts"
+    for weights in ([0.0] * count, [1.0 - 1.5 * term for term in range(count)]):
         set_weights(params, terms, weights)
         assert params_weights(params, terms).tolist() == weights
         assert twin.evaluate(params, state) == pytest.approx(base + row @ np.array(weights))
-    with pytest.raises(AgonError, match="3 weights are needed"):
+    with pytest.raises(AgonError, match=f"{count} weights are needed"):
         set_weights(params, terms, [1.0])
 
 
@@ -213,11 +226,11 @@ def test_agon_train_writes_weights_with_their_provenance(tmp_path: Path) -> None
     report = json.loads(result.stdout)
     assert report["written"] == str(out) and report["games"] == 3
     [written] = read_entries(out)
-    assert written.options == TINY.options() and set(written.weights) == {"pull", "gain", "tempo"}
+    assert written.options == TINY.options() and set(written.weights) == set(TERMS.names)
     provenance = written.provenance
     assert provenance["command"].startswith("agon train alternator --size 3x3")
     assert provenance["games"] == 3 and provenance["seed"] == 1 and "trained" in provenance
-    assert set(provenance["player_weights"]) == {"pull", "gain", "tempo"}
+    assert set(provenance["player_weights"]) == set(TERMS.names)
     # another variant's entry is added beside it; a dry run writes nothing
     other = runner.invoke(app, [*args[:3], "3x4", *args[4:]])
     assert other.exit_code == 0, other.output

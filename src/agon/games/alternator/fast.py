@@ -12,10 +12,11 @@ index                 content
 3                     komi, the bits of a float64 (so any komi gives the reference's margin)
 4                     Zobrist key of "White to move"
 5, 6                  Zobrist keys of one and of two consecutive passes
-7 + 4*c + d           the neighbour of cell ``c`` in direction ``d`` (0 N, 1 E, 2 S, 3 W),
+7 .. 10               the evaluation's weights, one a term (float64 bits)
+11 + 4*c + d          the neighbour of cell ``c`` in direction ``d`` (0 N, 1 E, 2 S, 3 W),
                       -1 off the board
-7 + 4N + c            1 if cell ``c`` is dark (Black's), else 0
-7 + 5N + c*(N+4) + i  Zobrist key of cell ``c`` holding value index ``i``: a pit ``-1-d`` is
+11 + 4N + c           1 if cell ``c`` is dark (Black's), else 0
+11 + 5N + c(N+4) + i  Zobrist key of cell ``c`` holding value index ``i``: a pit ``-1-d`` is
                       ``i = 3-d`` (0..3), a root of size ``s`` is ``i = s+3`` (4..N+3)
 ====================  ==========================================================================
 
@@ -65,7 +66,7 @@ P_KOMI_BITS = 3
 P_WHITE_KEY = 4
 P_PASS_KEYS = 5  # two entries: one pass, two passes
 P_WEIGHTS = 7  # the evaluation's weights, one a term (float64 bits)
-P_TABLES = P_WEIGHTS + 3
+P_TABLES = P_WEIGHTS + 4
 
 S_SIDE = 0  # header entries, after the N cells
 S_PASSES = 1
@@ -80,10 +81,11 @@ ENTRY_MOVE_MASK = (1 << ENTRY_PASSES_SHIFT) - 1
 
 # The evaluation's terms and the weights set by hand (docs/evaluation.md, "## Alternator",
 # explains and measures them; trained weights, where a variant has them, take their place)
-TERM_NAMES = ("pull", "gain", "tempo")
+TERM_NAMES = ("pull", "gain", "tempo", "roots")
 """per point of the smallest tree a safe root can pull onto itself; per point of the largest
-tree the side to move can take now; for being on move while placements remain"""
-HAND_WEIGHTS = (1.5, 0.75, 0.75)
+tree the side to move can take now; for being on move while placements remain; per root with
+a root beside it (one that trees may still be moved onto), for its owner"""
+HAND_WEIGHTS = (1.2, 0.8, 1.2, 2.3)
 
 
 # --- layout helpers ---------------------------------------------------------------------------
@@ -266,22 +268,25 @@ def _smallest_neighbour(params: Array, state: Array, cell: int) -> int:
 
 
 @njit(cache=True)
-def _terms(params: Array, state: Array) -> tuple[float, float, float, float]:
+def _terms(params: Array, state: Array) -> tuple[float, float, float, float, float]:
     """The margin now, and the evaluation's terms (:data:`TERM_NAMES`), Black's view."""
     value = margin(params, state)
     n = params[P_CELLS]
     if state[n + S_PASSES] >= 2:
-        return value, 0.0, 0.0, 0.0
+        return value, 0.0, 0.0, 0.0, 0.0
     mover_dark = state[n + S_SIDE] == 0
     movable = False
     mover_gain = 0  # the largest tree the side to move can hand to its own colour now
     pull = 0.0
+    roots = 0.0
     for cell in range(n):
         size = state[cell]
         if size <= 0:
             continue
         smallest_neighbour = _smallest_neighbour(params, state, cell)
         dark = _is_dark(params, n, cell)
+        if smallest_neighbour > 0:
+            roots += 1.0 if dark else -1.0
         if smallest_neighbour > size:
             # A safe root: it cannot move, and its owner can pull any neighbour onto it.
             pull += smallest_neighbour if dark else -smallest_neighbour
@@ -291,24 +296,27 @@ def _terms(params: Array, state: Array) -> tuple[float, float, float, float]:
             if dark != mover_dark:
                 mover_gain = max(mover_gain, size)
     if not movable:  # only passes remain: the margin is final
-        return value, pull, 0.0, 0.0
+        return value, pull, 0.0, 0.0, roots
     sign = 1.0 if mover_dark else -1.0
-    return value, pull, sign * mover_gain, sign
+    return value, pull, sign * mover_gain, sign, roots
 
 
 @njit(cache=True)
 def features(params: Array, state: Array, out: npt.NDArray[np.float64]) -> float:
     """The terms of :func:`evaluate` in ``out``; returns the margin now (their base)."""
-    value, out[0], out[1], out[2] = _terms(params, state)
+    value, out[0], out[1], out[2], out[3] = _terms(params, state)
     return value
 
 
 @njit(cache=True)
 def evaluate(params: Array, state: Array) -> float:
-    """The margin now, plus what safe roots will pull in, plus the move (docs/evaluation.md)."""
-    value, pull, gain, tempo = _terms(params, state)
-    weights = params[P_WEIGHTS : P_WEIGHTS + 3].view(np.float64)
-    return float(value + weights[0] * pull + weights[1] * gain + weights[2] * tempo)
+    """The margin now, plus what safe roots will pull in, plus the move, plus the roots still in
+    play (docs/evaluation.md)."""
+    value, pull, gain, tempo, roots = _terms(params, state)
+    weights = params[P_WEIGHTS : P_WEIGHTS + 4].view(np.float64)
+    return float(
+        value + weights[0] * pull + weights[1] * gain + weights[2] * tempo + weights[3] * roots
+    )
 
 
 @njit(cache=True)
