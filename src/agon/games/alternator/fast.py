@@ -65,8 +65,7 @@ P_CELLS = 2
 P_KOMI_BITS = 3
 P_WHITE_KEY = 4
 P_PASS_KEYS = 5  # two entries: one pass, two passes
-P_WEIGHTS = 7  # the evaluation's weights, one a term (float64 bits)
-P_TABLES = P_WEIGHTS + 4
+P_WEIGHTS = 7  # the evaluation's weights, one a term (float64 bits), then the tables: P_TABLES
 
 S_SIDE = 0  # header entries, after the N cells
 S_PASSES = 1
@@ -86,6 +85,7 @@ TERM_NAMES = ("pull", "gain", "tempo", "roots")
 tree the side to move can take now; for being on move while placements remain; per root with
 a root beside it (one that trees may still be moved onto), for its owner"""
 HAND_WEIGHTS = (1.2, 0.8, 1.2, 2.3)
+P_TABLES = P_WEIGHTS + len(TERM_NAMES)
 
 
 # --- layout helpers ---------------------------------------------------------------------------
@@ -313,7 +313,7 @@ def evaluate(params: Array, state: Array) -> float:
     """The margin now, plus what safe roots will pull in, plus the move, plus the roots still in
     play (docs/evaluation.md)."""
     value, pull, gain, tempo, roots = _terms(params, state)
-    weights = params[P_WEIGHTS : P_WEIGHTS + 4].view(np.float64)
+    weights = params[P_WEIGHTS:P_TABLES].view(np.float64)
     return float(
         value + weights[0] * pull + weights[1] * gain + weights[2] * tempo + weights[3] * roots
     )
