@@ -105,7 +105,6 @@ SCORING_CODES = {
 
 P_SIZE, P_PASSING, P_SUICIDE, P_CAPTURE_BAN, P_REPETITION, P_SCORING = 0, 1, 2, 3, 4, 5
 P_EDGE, P_KOMI, P_WEIGHTS = 6, 7, 8  # the evaluation's weights: one slot a term (float64 bits)
-P_ZOBRIST = P_WEIGHTS + 2
 
 S_BLACK, S_WHITE, S_SIDE, S_PASSES, S_CAPTURED, S_PRISONERS = 0, 1, 2, 3, 4, 5
 S_KO_BLACK, S_KO_WHITE, S_KO_SET, S_HISTORY_KEY = 7, 8, 9, 10
@@ -127,6 +126,13 @@ ZOBRIST_SEED = 0xA1A4
 # are counted it leaves the board; where area is, its point also turns to the captor's area.
 STONE_CAPTURE_VALUE = 1.0
 AREA_CAPTURE_VALUE = 2.0
+
+# The evaluation's terms and the weights set by hand (docs/evaluation.md, "## Alak")
+TERM_NAMES = ("exchange", "parity")
+"""the capture exchange (in points: stones, or stones and the territory they leave); the
+parity of the points left to fill"""
+HAND_WEIGHTS = (1.0, 1.0)
+P_ZOBRIST = P_WEIGHTS + len(TERM_NAMES)
 
 
 def history_margin(size: int) -> int:
@@ -637,7 +643,7 @@ def evaluate(params: Array, state: Array) -> float:
     """Heuristic final margin (Black minus White) of an ongoing position; see
     docs/evaluation.md, "Alak"."""
     count_now, exchange, parity = _terms(params, state)
-    weights = params[P_WEIGHTS : P_WEIGHTS + 2].view(np.float64)
+    weights = params[P_WEIGHTS:P_ZOBRIST].view(np.float64)
     value = count_now + weights[0] * exchange + weights[1] * parity
     if params[P_PASSING] and state[S_PASSES] == 1:
         value = max(value, count_now)  # a pass ends the game with the count as it stands
@@ -684,11 +690,9 @@ def move_order(params: Array, state: Array, move: int) -> float:
 
 
 TERMS = Terms(
-    ("exchange", "parity"), (1.0, 1.0), features, P_WEIGHTS, __name__.rpartition(".")[0],
+    TERM_NAMES, HAND_WEIGHTS, features, P_WEIGHTS, __name__.rpartition(".")[0],
     carries_over=("size", "komi"),
 )
-"""The capture exchange (in points: stones, or stones and the territory they leave) and the
-parity of the points left to fill, weighted as docs/evaluation.md, "Alak", sets them by hand."""
 
 
 # --- the twin --------------------------------------------------------------------------------
