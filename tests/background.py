@@ -114,17 +114,20 @@ def launch_chromium(playwright: Any) -> Any:
 
 
 class SocketsSeen:
-    """The WebSockets a page opens (``page.on("websocket", …)``) and every frame they receive,
-    as they come."""
+    """The WebSockets a page opens (``page.on("websocket", …)``) and every frame they receive
+    and send, as they come."""
 
     def __init__(self, page: Any) -> None:
         self.sockets: list[Any] = []
         self.frames: list[str | bytes] = []
+        self.sent: list[str | bytes] = []
+        """The frames the page sent."""
         page.on("websocket", self._opened)
 
     def _opened(self, socket: Any) -> None:
         self.sockets.append(socket)
         socket.on("framereceived", lambda frame: self.frames.append(frame))
+        socket.on("framesent", lambda frame: self.sent.append(frame))
 
     def all_packed(self, path: str) -> bool:
         """Whether the page opened one socket, to ``path`` asking for packed messages, and each

@@ -96,5 +96,6 @@ def web_db(tmp_path: Path) -> Path:
 @pytest.fixture
 def arena_url(web_db: Path) -> str:
     """The test's arena database (``web_fixtures.make_client``): an SQLite file here; a module
-    whose tests run on PostgreSQL too overrides it with ``web_fixtures.both_databases``."""
+    whose tests run on PostgreSQL too overrides it with
+    ``web_fixtures.arena_url_on_both_databases``."""
     return str(web_db)

@@ -13,7 +13,7 @@ import pytest
 from typer.testing import CliRunner
 
 from agon.cli import app
-from agon.web.loadtest import MAX_UPDATE_BYTES, UnreadableUpdate, read_update
+from agon.web.loadtest import MAX_UPDATE_BYTES, UnreadableUpdate, _Game, read_update
 from background import BackgroundServer
 from web_fixtures import UNLIMITED
 
@@ -38,6 +38,48 @@ def test_a_load_test_plays_watches_and_checks_every_game(tmp_path: Path) -> None
     # (the crowd watches the first slot's games: the others' moves are timed apart)
     assert 0 < report["other_games_move_latency"]["count"] < report["moves"]
     assert report["interrupted"] is False
+
+
+def test_a_load_test_sends_moves_on_the_games_sockets(tmp_path: Path) -> None:
+    """With ``--moves-over websocket`` every player's move goes on a socket of its game,
+    against the computer too, and every stored game holds the moves those sockets' answers
+    acknowledged."""
+    limits = replace(UNLIMITED, sockets_per_address=1000)
+    with BackgroundServer(tmp_path / "sockets.db", limits=limits) as server:
+        result = runner.invoke(app, [
+            "loadtest", server.url, "alak", "--size", "7", "--games", "3", "--computer", "1",
+            "--seconds", "3", "--moves-over", "websocket", "--json",
+        ])
+    assert result.exit_code == 0, result.output
+    report = json.loads(result.stdout)
+    assert report["moves_over"] == "websocket"
+    assert report["errors"] == {} and report["mismatches"] == []
+    assert report["games_verified"] == report["games_played"] >= 3
+    assert report["moves"] == report["move_latency"]["count"] > 0
+    assert report["computer_latency"]["count"] > 0
+
+
+def test_moves_refused_on_the_games_socket_are_counted_in_the_arenas_words(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A player whose moves the arena refuses on the socket (here: a token no seat holds)
+    counts each refusal, with its status and words, and the load test ends in time."""
+    real_open_seats = _Game.open_seats
+
+    async def open_with_a_wrong_token(game: _Game, url: str) -> bool:
+        game.tokens = dict.fromkeys(game.tokens, "no-such-seat")
+        return await real_open_seats(game, url)
+
+    monkeypatch.setattr(_Game, "open_seats", open_with_a_wrong_token)
+    with BackgroundServer(tmp_path / "refused.db", limits=UNLIMITED) as server:
+        result = runner.invoke(app, [
+            "loadtest", server.url, "alak", "--size", "5", "--games", "2", "--seconds", "1",
+            "--moves-over", "websocket", "--json",
+        ])
+    assert result.exit_code == 1, result.output
+    errors = json.loads(result.stdout)["errors"]
+    assert list(errors) == ["move on the game's socket: 403 this link holds no seat in this game:"
+                            " spectators watch, players move"], errors
 
 
 def test_a_load_test_watches_through_another_server_of_the_arena(postgres_url: str) -> None:
@@ -95,6 +137,7 @@ def test_players_who_think_before_each_move_offer_a_bounded_rate(tmp_path: Path)
     (["http://127.0.0.1:1", "alak", "--computer", "5", "--games", "2"], "--computer must be 0"),
     (["http://127.0.0.1:1", "alak", "--seconds", "-1"], "--seconds must be above 0"),
     (["http://127.0.0.1:1", "alak", "--pause", "-1"], "--pause must be at least 0"),
+    (["http://127.0.0.1:1", "alak", "--moves-over", "pigeon"], "--moves-over is one of http,"),
 ])
 def test_bad_load_test_arguments_are_refused_in_words(arguments: list[str], words: str) -> None:
     result = runner.invoke(app, ["loadtest", *arguments])

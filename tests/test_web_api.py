@@ -24,10 +24,9 @@ from agon.web.app import create_app
 from agon.web.config import database_url, default_db_path
 from agon.web.store import Base, MoveRow, Outcome, StaleGame, Store
 from web_fixtures import (
-    DATABASES,
     Seat,
     TestClient,
-    both_databases,
+    arena_url_on_both_databases,
     client,
     make_client,
     receive_within,
@@ -36,9 +35,8 @@ from web_fixtures import (
     wait_for,
 )
 
-__all__ = ["client", "make_client"]  # fixtures used by name
-arena_url = pytest.fixture(params=DATABASES)(both_databases)
-"""Every test here runs on SQLite and on PostgreSQL."""
+__all__ = ["arena_url_on_both_databases", "client", "make_client"]  # fixtures used by name
+# (every test here runs on SQLite and on PostgreSQL)
 
 GAME_KINDS = [
     ("alternator", {"width": 3, "height": 2}),

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import random
 import re
 import sys
@@ -203,13 +204,14 @@ def test_the_page_s_moves_name_the_revision_they_answer(
     page: Page, server: BackgroundServer
 ) -> None:
     """So that a change made on a view the game has left is refused, not made (the API's
-    tests show the refusal)."""
+    tests show the refusal). They go on the game's socket, with the seat's token, not as
+    requests."""
     created = create(server, game="alak", options={"size": 5, "rules": "tromp-taylor"},
                      opponent="local")
+    seen = SocketsSeen(page)
+    posted: list[str] = []
+    page.on("request", lambda request: request.method == "POST" and posted.append(request.url))
     page.goto(server.url + created["url"])
-    sent: list[tuple[str, Any]] = []
-    page.on("request", lambda request: request.method == "POST" and sent.append(
-        (request.url.rsplit("/", 1)[-1], request.post_data_json)))
     wait_for_my_turn_or_end(page)
     page.click('[data-place="3"]')
     expect(page.locator("#moves .move-text")).to_have_count(1)
@@ -219,11 +221,16 @@ def test_the_page_s_moves_name_the_revision_they_answer(
     wait_for_my_turn_or_end(page)
     page.click("#undo-button")
     expect(page.locator("#moves .move-text")).to_have_count(1)
-    assert sent == [
-        ("moves", {"move": "3", "revision": 0}),
-        ("pass", {"revision": 1}),
-        ("undo", {"revision": 2}),
+    changes = [json.loads(frame) for frame in seen.sent]
+    assert [{name: value for name, value in change.items() if name not in ("token", "id")}
+            for change in changes] == [
+        {"type": "move", "move": "3", "revision": 0},
+        {"type": "move", "move": "pass", "revision": 1},
+        {"type": "undo", "revision": 2},
     ]
+    assert {change["token"] for change in changes} == {created["token"]}
+    assert len({change["id"] for change in changes}) == 3
+    assert posted == []
 
 
 def test_friend_game_in_two_browsers_with_a_spectator(

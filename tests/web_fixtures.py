@@ -109,15 +109,16 @@ limits themselves), and no thinking on the opponent's time (tests/test_web_ponde
 it), which would keep a core busy for half a minute after each of the computer's moves."""
 
 
-def both_databases(request: pytest.FixtureRequest, web_db: Path) -> str:
-    """``arena_url`` of a module whose tests run on each database the arena serves from:
-    ``@pytest.fixture(params=DATABASES)`` over this."""
+DATABASES = ["sqlite", "postgresql"]
+
+
+@pytest.fixture(params=DATABASES, name="arena_url")
+def arena_url_on_both_databases(request: pytest.FixtureRequest, web_db: Path) -> str:
+    """``arena_url`` of a module whose tests all run on each database the arena serves from:
+    imported there (and named in its ``__all__``), it takes the place of conftest's."""
     if request.param == "sqlite":
         return str(web_db)
     return str(request.getfixturevalue("postgres_url"))
-
-
-DATABASES = ["sqlite", "postgresql"]
 
 
 @pytest.fixture

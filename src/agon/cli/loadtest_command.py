@@ -70,6 +70,13 @@ def loadtest(
             "that rate (0: each game moves as soon as it is answered, saturating the arena)."
         ),
     ] = 0.0,
+    moves_over: Annotated[
+        str,
+        typer.Option(
+            help="How players send their moves: http (a request each) or websocket (each "
+            "player on a socket of its game, as a page that holds one would)."
+        ),
+    ] = "http",
     as_json: JsonOpt = False,
 ) -> None:
     """Play many games against a running arena over HTTP and WebSockets, as remote players and
@@ -78,7 +85,7 @@ def loadtest(
     that every stored game holds exactly the moves acknowledged. The arena's per-address
     limits are made for players: raise them on the arena to load it from one address
     (docs/web.md, *Load*). Ctrl-C stops it and reports what was measured."""
-    from agon.web.loadtest import LoadPlan, LoadReport, run_load
+    from agon.web.loadtest import MOVES_OVER, LoadPlan, LoadReport, run_load
 
     game = build_game(game_name, options)
     check_count(games, "--games", 1, MAX_LOAD_GAMES)
@@ -90,12 +97,14 @@ def loadtest(
         fail(f"--seconds must be above 0 and at most {MAX_SECONDS:g}, not {seconds:g}")
     if not 0 <= pause <= MAX_SECONDS:
         fail(f"--pause must be at least 0 and at most {MAX_SECONDS:g}, not {pause:g}")
+    if moves_over not in MOVES_OVER:
+        fail(f"--moves-over is one of {', '.join(MOVES_OVER)}, not {quoted(moves_over)}")
     for given, name in ((url, "the arena's URL"), (watch_url, "--watch-url")):
         if given is not None:
             _check_arena_url(given, name)
     plan = LoadPlan(
         game, games, seconds, spectators, computer, level, moves_per_game, seed, crowd,
-        watch_url, pause,
+        watch_url, pause, moves_over,
     )
     progress = Progress(
         TextColumn("{task.description}"), TimeElapsedColumn(),
@@ -149,6 +158,7 @@ def _text(figures: dict[str, Any]) -> str:
         f"{figures['spectators_per_game']} spectators each"
         + (f" and a crowd of {figures['crowd']} on one" if figures["crowd"] else "")
         + (f", {figures['pause']:g} s before each move" if figures["pause"] else "")
+        + (", moves sent on the game's socket" if figures["moves_over"] == "websocket" else "")
         + f"; {figures['games_played']} played",
         f"{figures['moves']:,} moves in {figures['seconds']:.1f} s: "
         f"{figures['moves_per_second']:,.1f} moves a second",

@@ -20,20 +20,22 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import HTMLResponse, JSONResponse, RedirectResponse, Response
 from fastapi.routing import APIRoute
 from fastapi.staticfiles import StaticFiles
-from pydantic import BaseModel, BeforeValidator, Field
+from pydantic import BaseModel, Field
 from sqlalchemy.engine import URL
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
-from agon.core.errors import AgonError, IllegalMove, quoted
+from agon.core.errors import AgonError, quoted
 from agon.core.game import State
 from agon.core.records import parse_json
 from agon.core.texts import LANGUAGE_NAMES
 from agon.games import plugins, words
 from agon.web import pages, views
 from agon.web.arena import Arena, NewGame
+from agon.web.bodies import ChangeBody, MoveBody, revision_of
 from agon.web.config import ArenaLimits, database_url
 from agon.web.engines import EngineLevel, configured_levels
-from agon.web.errors import ArenaError, Conflict, NotFound
+from agon.web.errors import Conflict, NotFound, error_status, validation_detail
+from agon.web.game_socket import take_changes
 from agon.web.guard import (
     BodyLimit,
     RateLimit,
@@ -54,8 +56,6 @@ Token = Annotated[str | None, Header(alias="X-Agon-Token")]
 MAX_LIST = 50
 MAX_RECORD_TEXT = 60_000
 """The longest record text the study reads (within the request body's limit)."""
-MAX_REVISION = 2**31 - 1
-"""The largest revision a game's row holds (a 32-bit integer column)."""
 
 
 class NewGameBody(BaseModel):
@@ -64,31 +64,6 @@ class NewGameBody(BaseModel):
     opponent: Literal["computer", "local", "friend"] = "computer"
     level: str = Field(DEFAULT_LEVEL, max_length=32)
     colour: Literal["black", "white", "random"] = "black"
-
-
-def json_integer(value: Any) -> Any:
-    """A JSON integer (``2.0`` is one), not a boolean or a string, which pydantic would read
-    as one."""
-    if isinstance(value, bool) or not isinstance(value, int | float):
-        raise ValueError("must be a whole number")
-    return value
-
-
-Revision = Annotated[int, Field(ge=0, le=MAX_REVISION), BeforeValidator(json_integer)]
-
-
-class ChangeBody(BaseModel):
-    revision: Revision | None = None
-    """The game's revision the change answers, as its view showed it: where the game is at
-    another, the change is refused (409), not made to a position its player has not seen."""
-
-
-def revision_of(body: ChangeBody | None) -> int | None:
-    return None if body is None else body.revision
-
-
-class MoveBody(ChangeBody):
-    move: str = Field(max_length=64)
 
 
 Text64 = Annotated[str, Field(max_length=64)]
@@ -212,9 +187,7 @@ def _add_error_handlers(app: FastAPI) -> None:
 
     @app.exception_handler(AgonError)
     async def agon_error(request: Request, error: AgonError) -> Response:
-        status = error.status if isinstance(error, ArenaError) else 400
-        if isinstance(error, IllegalMove):
-            status = 422
+        status = error_status(error)
         headers = (
             {"Retry-After": str(error.retry_after)} if isinstance(error, TooManyRequests) else None
         )
@@ -225,11 +198,7 @@ def _add_error_handlers(app: FastAPI) -> None:
 
     @app.exception_handler(RequestValidationError)
     async def bad_request(_request: Request, error: RequestValidationError) -> Response:
-        problems = []
-        for item in error.errors():
-            where = ".".join(str(part) for part in item.get("loc", ()) if part != "body")
-            problems.append(f"{where}: {item.get('msg', 'invalid')}" if where else item["msg"])
-        return JSONResponse({"detail": "bad request: " + "; ".join(problems)}, status_code=400)
+        return JSONResponse({"detail": validation_detail(error.errors())}, status_code=400)
 
     @app.exception_handler(StarletteHTTPException)
     async def http_error(request: Request, error: StarletteHTTPException) -> Response:
@@ -379,31 +348,31 @@ def _add_api(app: FastAPI, arena: Arena, new_games: RateLimit) -> None:
     async def get_game(game_id: str, token: Token = None) -> dict[str, Any]:
         loaded = await arena.load(game_id)
         arena.computer.ensure_thinking(loaded)
-        return views.seat_view(arena.public_view(loaded), loaded, token)
+        return arena.seat_view(loaded, token)
 
     @app.post("/api/games/{game_id}/moves", responses=refusals(403, 404, 409, 413, 422))
     async def play(game_id: str, body: MoveBody, token: Token = None) -> dict[str, Any]:
         """Play a move in the game's notation (``d4-d5``, ``3``, ``pass``)."""
-        return await arena.play(game_id, token, body.move, body.revision)
+        return arena.seat_view(await arena.play(game_id, token, body.move, body.revision), token)
 
     @app.post("/api/games/{game_id}/pass", responses=refusals(403, 404, 409, 422))
     async def pass_turn(
         game_id: str, body: ChangeBody | None = None, token: Token = None
     ) -> dict[str, Any]:
-        return await arena.play(game_id, token, "pass", revision_of(body))
+        return arena.seat_view(await arena.play(game_id, token, "pass", revision_of(body)), token)
 
     @app.post("/api/games/{game_id}/undo", responses=refusals(403, 404, 409))
     async def undo(
         game_id: str, body: ChangeBody | None = None, token: Token = None
     ) -> dict[str, Any]:
         """Take back your last move (and the computer's answer): not in games between links."""
-        return await arena.undo(game_id, token, revision_of(body))
+        return arena.seat_view(await arena.undo(game_id, token, revision_of(body)), token)
 
     @app.post("/api/games/{game_id}/resign", responses=refusals(403, 404, 409))
     async def resign(
         game_id: str, body: ChangeBody | None = None, token: Token = None
     ) -> dict[str, Any]:
-        return await arena.resign(game_id, token, revision_of(body))
+        return arena.seat_view(await arena.resign(game_id, token, revision_of(body)), token)
 
     @app.get("/api/games/{game_id}/choices", responses=refusals(404))
     async def choices(
@@ -449,8 +418,8 @@ def _add_api(app: FastAPI, arena: Arena, new_games: RateLimit) -> None:
     @app.websocket("/ws/games/{game_id}")
     async def watch(socket: WebSocket, game_id: str) -> None:
         """Sends the game's view now and after every change, packed where the query asks
-        (``?compress=deflate``: binary messages, each a zlib stream of the JSON text); what the
-        client sends is ignored."""
+        (``?compress=deflate``: binary messages, each a zlib stream of the JSON text); takes
+        a player's changes (:mod:`agon.web.game_socket`)."""
         async with _admitted(arena, socket, game_id) as admitted:
             if not admitted:
                 return
@@ -468,7 +437,7 @@ def _add_api(app: FastAPI, arena: Arena, new_games: RateLimit) -> None:
                 await arena.update(loaded).send(socket, packed)
                 arena.computer.ensure_thinking(loaded)
                 with arena.following(game_id, loaded.stored.revision):
-                    await _ignore_until_closed(socket, arena.limits.message_bytes)
+                    await take_changes(arena, socket, game_id, arena.limits.message_bytes)
             except WebSocketDisconnect:
                 pass
             finally:
@@ -669,18 +638,6 @@ def _analysis_request(data: str | bytes) -> tuple[str, Any, State | None]:
     if position is not None and not isinstance(position, str):
         raise AgonError("'position' is a position text")
     return "analyse", request, read_line(game, options, position, []).first
-
-
-async def _ignore_until_closed(socket: WebSocket, max_bytes: int) -> None:
-    """Read what a watcher sends (nothing is expected), text or binary, until it goes; a
-    message over ``max_bytes`` closes the socket (1009: too big)."""
-    while True:
-        message = await socket.receive()
-        if message["type"] == "websocket.disconnect":
-            return
-        if len(message.get("text") or message.get("bytes") or b"") > max_bytes:
-            await socket.close(code=1009, reason=f"messages are limited to {max_bytes} bytes")
-            return
 
 
 def _document_refusals(app: FastAPI) -> None:

@@ -339,19 +339,19 @@ class Arena:
 
     async def play(
         self, game_id: str, token: str | None, text: str, revision: int | None = None
-    ) -> dict[str, Any]:
-        """Play the move ``text``; ``revision``: the game's revision it answers (see
-        :meth:`load_at`)."""
+    ) -> Loaded:
+        """Play the move ``text`` for the holder of ``token``; ``revision``: the game's
+        revision it answers (see :meth:`load_at`). Returns the game after it."""
         async with self.lock(game_id):
             loaded = await self.load_at(game_id, revision)
             require_turn(loaded, token)
             move = loaded.state.play_text(text)
             stored = await self.store_move(loaded, move)
-        return await self._announce(game_id, token, stored)
+        return await self.announce(game_id, stored)
 
     async def undo(
         self, game_id: str, token: str | None, revision: int | None = None
-    ) -> dict[str, Any]:
+    ) -> Loaded:
         async with self.lock(game_id):
             loaded = await self.load_at(game_id, revision)
             if not seats_of(loaded.stored, token):
@@ -370,11 +370,11 @@ class Arena:
                 keep,
                 outcome_of(loaded),
             )
-        return await self._announce(game_id, token)
+        return await self.announce(game_id)
 
     async def resign(
         self, game_id: str, token: str | None, revision: int | None = None
-    ) -> dict[str, Any]:
+    ) -> Loaded:
         async with self.lock(game_id):
             loaded = await self.load_at(game_id, revision)
             seats = seats_of(loaded.stored, token)
@@ -390,7 +390,7 @@ class Arena:
             await asyncio.to_thread(
                 self.store.finish, game_id, loaded.stored.revision, outcome
             )
-        return await self._announce(game_id, token)
+        return await self.announce(game_id)
 
     async def forfeit(
         self, loaded: Loaded, colour: str, reason: str, claim: TurnClaim | None = None
@@ -538,11 +538,8 @@ class Arena:
             await self.computer.engines.release(game_id)
         return loaded
 
-    async def _announce(
-        self, game_id: str, token: str | None, stored: Loaded | None = None
-    ) -> dict[str, Any]:
-        """:meth:`announce`; returns the requester's view."""
-        loaded = await self.announce(game_id, stored)
+    def seat_view(self, loaded: Loaded, token: str | None) -> dict[str, Any]:
+        """The game's view for the holder of ``token`` (:func:`views.seat_view`)."""
         return views.seat_view(self.public_view(loaded), loaded, token)
 
     def update(self, loaded: Loaded) -> Update:

@@ -2,8 +2,10 @@
 its players and spectators would, timed; then every stored game checked against what was sent.
 
 Each game is played by two remote players (or one, against a computer level) who choose
-uniformly among the legal moves, kept by a local copy of the rules engine; each game has its
-spectators, WebSockets that receive its updates. It measures a move's latency (its request
+uniformly among the legal moves, kept by a local copy of the rules engine, and send them by HTTP
+or, as ``moves_over="websocket"`` asks, each on a socket of the game of its own (as a page that
+holds one would; docs/web.md, *Moves on the game's socket*); each game has its spectators,
+WebSockets that receive its updates. It measures a move's latency (its request
 to its answer), an update's (a move's request to the update reaching a spectator), the
 computer's (a move's answer to the update with the computer's reply), the moves a second, and
 every error by kind. The arena's per-address limits are made for players, not for one client
@@ -13,6 +15,7 @@ playing hundreds of games: raise them on the arena to load it from one address (
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import itertools
 import json
 import random
@@ -26,7 +29,7 @@ from typing import Any
 
 import httpx
 from websockets.asyncio.client import ClientConnection, connect
-from websockets.exceptions import WebSocketException
+from websockets.exceptions import ConnectionClosedError, WebSocketException
 
 from agon.core.game import Game
 from agon.web.hub import PACKED
@@ -42,6 +45,8 @@ and the arena both at 5 s) was the moves that got no answer, the connection clos
 UPDATE_GRACE_SECONDS = 0.5
 """How long a finished game's spectators wait for its last updates."""
 COLOURS = ("black", "white")
+MOVES_OVER = ("http", "websocket")
+"""How the players may send their moves (:attr:`LoadPlan.moves_over`)."""
 
 
 class UnreadableUpdate(Exception):
@@ -95,6 +100,9 @@ class LoadPlan:
     half times it): with it the games offer a rate of moves (about ``games / pause``) and the
     latencies say how the arena answers that rate; without it every game moves as soon as it
     is answered, and the latencies are the queue of a saturated arena."""
+    moves_over: str = "http"
+    """How players send their moves: ``http`` (a request each) or ``websocket`` (each player
+    on a socket of the game of its own, which brings it the game's updates too)."""
 
 
 @dataclass
@@ -139,6 +147,7 @@ class LoadReport:
             "move_latency": _percentiles(self.move_latencies),
             "crowd": plan.crowd,
             "pause": plan.pause,
+            "moves_over": plan.moves_over,
             "other_games_move_latency": _percentiles(self.other_move_latencies),
             "update_latency": _percentiles(self.update_latencies),
             "computer_latency": _percentiles(self.computer_latencies),
@@ -186,6 +195,8 @@ class _Game:
         """The newest view the first spectator was sent."""
         self.answered_at = 0.0
         """When the latest move of this game's players was answered."""
+        self.seat_sockets: dict[str, _SeatSocket] = {}
+        """Each player's socket, where moves go over WebSockets."""
 
     async def create(self, client: httpx.AsyncClient) -> bool:
         body: dict[str, Any] = {
@@ -227,12 +238,8 @@ class _Game:
             text = game.format_move(move)
             asked = time.monotonic()
             self.asked_at[self.revision + 1] = asked
-            answer = await _request(
-                client, report, "POST", f"/api/games/{self.game_id}/moves",
-                json={"move": text, "revision": self.revision},
-                headers={"X-Agon-Token": self.tokens[mover]},
-            )
-            if answer is None:
+            revision = await self._send(client, mover, text)
+            if revision is None:
                 return
             answered = time.monotonic()
             report.move_latencies.append(answered - asked)
@@ -242,8 +249,36 @@ class _Game:
             on_move()
             self.state.play(move)
             self.acknowledged.append(text)
-            self.revision = answer.json()["revision"]
+            self.revision = revision
             self.answered_at = answered
+
+    async def _send(self, client: httpx.AsyncClient, mover: str, text: str) -> int | None:
+        """Send the move of ``mover``: the game's revision it made, or None after counting the
+        error."""
+        seat_socket = self.seat_sockets.get(mover)
+        if seat_socket is not None:
+            return await seat_socket.move(text, self.revision, self.tokens[mover], self.report)
+        answer = await _request(
+            client, self.report, "POST", f"/api/games/{self.game_id}/moves",
+            json={"move": text, "revision": self.revision},
+            headers={"X-Agon-Token": self.tokens[mover]},
+        )
+        return None if answer is None else int(answer.json()["revision"])
+
+    async def open_seats(self, url: str) -> bool:
+        """Each player's socket of the game (where moves go over WebSockets); False after
+        counting the error where one cannot be opened."""
+        for colour in self.tokens:
+            try:
+                self.seat_sockets[colour] = await _SeatSocket.open(url, self.game_id)
+            except (OSError, WebSocketException, TimeoutError) as error:
+                self.report.errors[f"player's socket: {type(error).__name__}"] += 1
+                return False
+        return True
+
+    async def close_seats(self) -> None:
+        for seat_socket in self.seat_sockets.values():
+            await seat_socket.close()
 
     async def _await_computer(self) -> bool:
         """Wait for the update with the computer's move (seen by the first spectator), as long
@@ -312,6 +347,70 @@ class _Game:
             self.report.games_verified += 1
 
 
+class _SeatSocket:
+    """A player's socket of its game: it sends the player's moves and reads their answers,
+    passing over the game's updates."""
+
+    def __init__(self, socket: ClientConnection) -> None:
+        self.socket = socket
+        self.numbers = itertools.count()
+        self.waiting: dict[int, asyncio.Future[dict[str, Any]]] = {}
+        self.reader = asyncio.create_task(self._read())
+
+    @classmethod
+    async def open(cls, url: str, game_id: str) -> _SeatSocket:
+        address = url.replace("http", "ws", 1) + f"/ws/games/{game_id}?compress={PACKED}"
+        socket = await connect(address, open_timeout=REQUEST_SECONDS, max_size=MAX_UPDATE_BYTES)
+        return cls(socket)
+
+    async def move(
+        self, text: str, revision: int, token: str, report: LoadReport
+    ) -> int | None:
+        """Send a move: the game's revision it made, or None after counting the error."""
+        number = next(self.numbers)
+        answer = self.waiting[number] = asyncio.get_running_loop().create_future()
+        change = {"type": "move", "move": text, "revision": revision, "token": token}
+        try:
+            await self.socket.send(json.dumps({**change, "id": number}))
+            async with asyncio.timeout(REQUEST_SECONDS):
+                said = await answer
+        except (OSError, WebSocketException, TimeoutError) as error:
+            report.errors[f"move on the game's socket: {type(error).__name__}"] += 1
+            return None
+        finally:
+            self.waiting.pop(number, None)
+        if said.get("type") != "done":
+            detail = str(said.get("detail", ""))[:80]
+            report.errors[f"move on the game's socket: {said.get('status')} {detail}"] += 1
+            return None
+        return int(said["revision"])
+
+    async def _read(self) -> None:
+        """Hand each answer to the move waiting for it (an update, packed, is binary); once
+        the socket is closed, fail the move still waiting."""
+        with contextlib.suppress(WebSocketException):
+            async for message in self.socket:
+                said = _json_object(message) if isinstance(message, str) else {}
+                waiting = self.waiting.get(said.get("id", -1))
+                if said.get("type") != "update" and waiting is not None:
+                    waiting.set_result(said)
+        for waiting in self.waiting.values():
+            waiting.set_exception(ConnectionClosedError(None, None))
+
+    async def close(self) -> None:
+        self.reader.cancel()
+        await self.socket.close()
+
+
+def _json_object(text: str) -> dict[str, Any]:
+    """The JSON object ``text`` holds (empty where it holds none)."""
+    try:
+        found = json.loads(text)
+    except ValueError:
+        return {}
+    return found if isinstance(found, dict) else {}
+
+
 async def _request(
     client: httpx.AsyncClient, report: LoadReport, method: str, path: str, **sent: Any
 ) -> httpx.Response | None:
@@ -378,7 +477,13 @@ async def run_load(
                 ready.append(asyncio.Event())
                 watching.append(asyncio.create_task(game.watch(watch_url, index == 0, ready[-1])))
             await asyncio.gather(*(event.wait() for event in ready))
-            await game.play(client, deadline, on_move)
+            if plan.moves_over == "websocket" and not await game.open_seats(url):
+                _cancel(watching)
+                return
+            try:
+                await game.play(client, deadline, on_move)
+            finally:
+                await game.close_seats()
             # (the last updates reach the spectators, then they leave)
             asyncio.get_running_loop().call_later(UPDATE_GRACE_SECONDS, _cancel, watching)
 

@@ -1,6 +1,6 @@
 // The game page. The board is the server's SVG; this module only adds clicks, keyboard focus
 // and the panel. Every rule is the server's: legal roots, illegal moves and their reasons.
-import { LANG_KEY, api, capitalise, escapeHtml, inLanguage, onMessages, openSocket, preferredLanguage, rememberSeat, rememberedSeats } from "./api.js";
+import { ApiError, LANG_KEY, api, capitalise, escapeHtml, inLanguage, onMessages, openSocket, preferredLanguage, rememberSeat, rememberedSeats } from "./api.js";
 
 const page = document.getElementById("game");
 const gameId = page.dataset.gameId;
@@ -61,6 +61,7 @@ function acceptView(next, personal = null) {
     if (view.status === "active") overShownAt = null;
   }
   render();
+  revisionShown();
 }
 
 function say(text, kind = "") {
@@ -237,10 +238,69 @@ async function act(work) {
   }
 }
 
-async function send(path, body) {
+// --- changes: on the game's socket where it is open, else by HTTP ------------------------------
+
+// A change answered on the socket is shown once its update comes; if that takes longer than
+// this, the page asks for the game instead.
+const UPDATE_WAIT_MS = 3000;
+let nextChangeId = 1;
+const answersAwaited = new Map(); // a change's id → {resolve, reject}
+let revisionsAwaited = []; // {revision, resolve}: changes made, their updates not yet shown
+
+/** Make a change, `{type: "move", move, revision}`, `{type: "undo", revision}` or `{type:
+ * "resign"}`: on the game's socket where it is open (docs/web.md, Moves on the game's socket),
+ * else by HTTP; done once the page shows the game after it. */
+async function send(change) {
+  if (socket && socket.readyState === WebSocket.OPEN) {
+    await shown(await sendOnSocket(socket, change));
+    return;
+  }
+  const { type, ...body } = change;
+  const path = type === "move" ? "moves" : type;
   const answer = await api(`/api/games/${encodeURIComponent(gameId)}/${path}`, { method: "POST", body, token });
   acceptView(answer, answer);
-  return answer;
+}
+
+/** The game's revision once the socket's server has made the change (an ApiError, as an HTTP
+ * request's, where it refuses it or the socket closes first). */
+function sendOnSocket(open, change) {
+  const id = nextChangeId++;
+  return new Promise((resolve, reject) => {
+    answersAwaited.set(id, { resolve, reject });
+    open.send(JSON.stringify({ ...change, token, id }));
+  });
+}
+
+function answerArrived(data) {
+  const awaited = answersAwaited.get(data.id);
+  if (!awaited) return;
+  answersAwaited.delete(data.id);
+  if (data.type === "done") awaited.resolve(data.revision);
+  else awaited.reject(new ApiError(data.detail ?? `The server answered ${data.status}.`, data.status));
+}
+
+function answersLost() {
+  const lost = new ApiError("The connection was lost. The board shows the game once it is back.", 0);
+  for (const awaited of answersAwaited.values()) awaited.reject(lost);
+  answersAwaited.clear();
+}
+
+/** Resolves once the page shows `revision` or later (asking for the game if its update is late). */
+function shown(revision) {
+  if (view && view.revision >= revision) return Promise.resolve();
+  return new Promise((resolve) => {
+    revisionsAwaited.push({ revision, resolve });
+    setTimeout(async () => {
+      if (!view || view.revision < revision) await refresh();
+      resolve();
+    }, UPDATE_WAIT_MS);
+  });
+}
+
+function revisionShown() {
+  const waiting = revisionsAwaited.filter((awaited) => awaited.revision > view.revision);
+  for (const awaited of revisionsAwaited) if (awaited.revision <= view.revision) awaited.resolve();
+  revisionsAwaited = waiting;
 }
 
 function clearSelection(redraw) {
@@ -258,7 +318,7 @@ async function pick(places) {
   if (answer.move) {
     clearSelection(false);
     try {
-      await send("moves", { move: answer.move, revision: view.revision });
+      await send({ type: "move", move: answer.move, revision: view.revision });
     } catch (error) {
       clearSelection(true);
       throw error;
@@ -311,11 +371,11 @@ board.addEventListener("keydown", (event) => {
 
 buttons.pass.addEventListener("click", () => act(async () => {
   say("");
-  await send("pass", { revision: view.revision });
+  await send({ type: "move", move: "pass", revision: view.revision });
 }));
 
 buttons.undo.addEventListener("click", () => act(async () => {
-  await send("undo", { revision: view.revision });
+  await send({ type: "undo", revision: view.revision });
   say("Move taken back.");
 }));
 
@@ -341,7 +401,7 @@ buttons.resign.addEventListener("click", () => {
   }
   clearTimeout(resignArmed);
   resignArmed = null;
-  act(() => send("resign"));
+  act(() => send({ type: "resign" }));
 });
 
 document.getElementById("copy-invite").addEventListener("click", async () => {
@@ -391,9 +451,11 @@ function connect() {
   });
   onMessages(opened, (data) => {
     if (data.type === "update") acceptView(data.view);
+    else answerArrived(data);
   }, (error) => say(`An update could not be read: ${error.message}`, "error"));
   opened.addEventListener("close", (event) => {
     page.dataset.live = "false";
+    answersLost();
     if (event.code === 4404) return;
     showOffline(true);
     setTimeout(connect, retryDelay);
