@@ -214,16 +214,86 @@ def test_websocket_fuzz_never_breaks_the_game_for_others(
         assert [move["text"] for move in update["view"]["moves"]] == ["1"]
 
 
-@pytest.fixture(scope="module")
-def limited_app_client(tmp_path_factory: pytest.TempPathFactory) -> Iterator[TestClient]:
+SEAT = "the seat's token"
+IDS = st.integers() | st.text(max_size=70) | st.none() | st.lists(st.integers())
+ODD_CHANGES = st.fixed_dictionaries(
+    {"type": st.sampled_from(["move", "undo", "resign", "draw", ""])},
+    optional={
+        "move": st.sampled_from(["1", "2", "3", "pass", "0", "99", ""])
+        | st.text(max_size=70) | st.integers() | st.none(),
+        "revision": st.integers(-2, 6) | st.floats(allow_nan=False) | st.text(max_size=3)
+        | st.booleans() | st.none(),
+        "token": st.sampled_from([SEAT, "not a seat", ""]) | st.none() | st.integers(),
+        "id": IDS,
+    },
+)
+PLAYERS_CHANGES = st.fixed_dictionaries(
+    {"type": st.just("move"), "move": st.sampled_from(["1", "2", "3", "4", "5", "pass"]),
+     "token": st.just(SEAT)},
+    optional={"id": IDS},
+) | st.fixed_dictionaries(
+    {"type": st.sampled_from(["undo", "resign"]), "token": st.just(SEAT)}, optional={"id": IDS}
+)
+CHANGES = PLAYERS_CHANGES | ODD_CHANGES
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=list(HealthCheck))
+@given(changes=st.lists(CHANGES, min_size=1, max_size=6))
+def test_whatever_change_a_socket_sends_it_is_answered_in_words_never_failed(
+    app_client: TestClient, changes: list[dict[str, Any]]
+) -> None:
+    """Each change sent on a game's socket, however odd, is answered on it, in order: done,
+    or refused with a status of the API's refusals and words; its id comes back where it
+    is one; the game holds exactly the moves answered done."""
+    client = app_client
+    seat, _ = start_game(client, game="alak", options={"size": 5}, opponent="local")
+    made: list[str] = []
+    with client.websocket_connect(f"/ws/games/{seat.game_id}") as socket:
+        assert socket.receive_json()["type"] == "update"
+        for change in changes:
+            sent = {**change, "token": seat.token} if change.get("token") == SEAT else change
+            socket.send_text(json.dumps(sent))
+            while (answer := socket.receive_json())["type"] == "update":
+                pass
+            given_id = change.get("id")
+            readable = isinstance(given_id, int | str) and len(str(given_id)) <= 64
+            assert answer["id"] == (given_id if readable else None), (change, answer)
+            if answer["type"] == "refused":
+                assert answer["status"] in (400, 403, 409, 422), (change, answer)
+                assert isinstance(answer["detail"], str) and answer["detail"], answer
+            else:
+                assert answer["type"] == "done", answer
+                if change["type"] == "move":
+                    made.append(change["move"])
+                elif change["type"] == "undo":
+                    made.pop()  # (at one screen, an undo takes back the last move)
+    assert [move["text"] for move in seat.view()["moves"]] == made
+
+
+def _module_client(
+    tmp_path_factory: pytest.TempPathFactory, message_bytes: int
+) -> Iterator[TestClient]:
     from agon.web.app import create_app
     from web_fixtures import UNLIMITED
 
-    limits = ArenaLimits(message_bytes=100, games_per_minute=UNLIMITED.games_per_minute)
+    limits = ArenaLimits(message_bytes=message_bytes,
+                         games_per_minute=UNLIMITED.games_per_minute)
     app = create_app(str(tmp_path_factory.mktemp("ws") / "w.db"), workers=1,
                      executor="thread", warm=False, limits=limits)
     with TestClient(app) as client:
         yield client
+
+
+@pytest.fixture(scope="module")
+def limited_app_client(tmp_path_factory: pytest.TempPathFactory) -> Iterator[TestClient]:
+    """A client of an arena that takes WebSocket messages of up to 100 bytes."""
+    yield from _module_client(tmp_path_factory, 100)
+
+
+@pytest.fixture(scope="module")
+def app_client(tmp_path_factory: pytest.TempPathFactory) -> Iterator[TestClient]:
+    """A client of an arena with the default limits on WebSocket messages."""
+    yield from _module_client(tmp_path_factory, ArenaLimits().message_bytes)
 
 
 def test_limits_come_from_options_then_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:

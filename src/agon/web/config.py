@@ -84,8 +84,9 @@ class ArenaLimits:
     body_bytes: int = 64 * 1024
     """The largest request body (the largest the API takes is a few hundred bytes)."""
     message_bytes: int = 4096
-    """The largest WebSocket message a client may send (it has nothing to say): Uvicorn's
-    ``ws_max_size``, so a larger one is refused before it is read whole."""
+    """The largest WebSocket message a client may send (a player's change takes a few hundred
+    bytes at most): Uvicorn's ``ws_max_size``, so a larger one is refused before it is read
+    whole."""
     games_per_minute: int = 20
     """New games one client address may create a minute."""
     hints_per_minute: int = 6
