@@ -30,6 +30,7 @@ def test_a_load_test_plays_watches_and_checks_every_game(tmp_path: Path) -> None
         ])
     assert result.exit_code == 0, result.output
     report = json.loads(result.stdout)
+    assert report["moves_over"] == "websocket"  # (as the game page sends them)
     assert report["errors"] == {} and report["mismatches"] == []
     assert report["games_played"] >= 3 and report["games_verified"] == report["games_played"]
     assert report["moves"] == report["move_latency"]["count"] > 0
@@ -40,19 +41,19 @@ def test_a_load_test_plays_watches_and_checks_every_game(tmp_path: Path) -> None
     assert report["interrupted"] is False
 
 
-def test_a_load_test_sends_moves_on_the_games_sockets(tmp_path: Path) -> None:
-    """With ``--moves-over websocket`` every player's move goes on a socket of its game,
-    against the computer too, and every stored game holds the moves those sockets' answers
-    acknowledged."""
+def test_a_load_test_sends_moves_by_http_where_asked(tmp_path: Path) -> None:
+    """With ``--moves-over http`` every player's move is a request, as another program's may
+    be, against the computer too, and every stored game holds the moves those requests'
+    answers acknowledged."""
     limits = replace(UNLIMITED, sockets_per_address=1000)
-    with BackgroundServer(tmp_path / "sockets.db", limits=limits) as server:
+    with BackgroundServer(tmp_path / "requests.db", limits=limits) as server:
         result = runner.invoke(app, [
             "loadtest", server.url, "alak", "--size", "7", "--games", "3", "--computer", "1",
-            "--seconds", "3", "--moves-over", "websocket", "--json",
+            "--seconds", "3", "--moves-over", "http", "--json",
         ])
     assert result.exit_code == 0, result.output
     report = json.loads(result.stdout)
-    assert report["moves_over"] == "websocket"
+    assert report["moves_over"] == "http"
     assert report["errors"] == {} and report["mismatches"] == []
     assert report["games_verified"] == report["games_played"] >= 3
     assert report["moves"] == report["move_latency"]["count"] > 0
@@ -74,7 +75,7 @@ def test_moves_refused_on_the_games_socket_are_counted_in_the_arenas_words(
     with BackgroundServer(tmp_path / "refused.db", limits=UNLIMITED) as server:
         result = runner.invoke(app, [
             "loadtest", server.url, "alak", "--size", "5", "--games", "2", "--seconds", "1",
-            "--moves-over", "websocket", "--json",
+            "--json",
         ])
     assert result.exit_code == 1, result.output
     errors = json.loads(result.stdout)["errors"]
@@ -137,7 +138,7 @@ def test_players_who_think_before_each_move_offer_a_bounded_rate(tmp_path: Path)
     (["http://127.0.0.1:1", "alak", "--computer", "5", "--games", "2"], "--computer must be 0"),
     (["http://127.0.0.1:1", "alak", "--seconds", "-1"], "--seconds must be above 0"),
     (["http://127.0.0.1:1", "alak", "--pause", "-1"], "--pause must be at least 0"),
-    (["http://127.0.0.1:1", "alak", "--moves-over", "pigeon"], "--moves-over is one of http,"),
+    (["http://127.0.0.1:1", "alak", "--moves-over", "pigeon"], "--moves-over is one of websocket, http"),
 ])
 def test_bad_load_test_arguments_are_refused_in_words(arguments: list[str], words: str) -> None:
     result = runner.invoke(app, ["loadtest", *arguments])

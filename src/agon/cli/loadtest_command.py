@@ -73,10 +73,10 @@ def loadtest(
     moves_over: Annotated[
         str,
         typer.Option(
-            help="How players send their moves: http (a request each) or websocket (each "
-            "player on a socket of its game, as a page that holds one would)."
+            help="How players send their moves: websocket (each on a socket of its game, as "
+            "the game page does) or http (a request each, as another program may)."
         ),
-    ] = "http",
+    ] = "websocket",
     as_json: JsonOpt = False,
 ) -> None:
     """Play many games against a running arena over HTTP and WebSockets, as remote players and

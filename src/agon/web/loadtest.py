@@ -2,11 +2,11 @@
 its players and spectators would, timed; then every stored game checked against what was sent.
 
 Each game is played by two remote players (or one, against a computer level) who choose
-uniformly among the legal moves, kept by a local copy of the rules engine, and send them by HTTP
-or, as ``moves_over="websocket"`` asks, each on a socket of the game of its own (as a page that
-holds one would; docs/web.md, *Moves on the game's socket*); each game has its spectators,
-WebSockets that receive its updates. It measures a move's latency (its request
-to its answer), an update's (a move's request to the update reaching a spectator), the
+uniformly among the legal moves, kept by a local copy of the rules engine, and send them each on
+a socket of the game of its own, as the game page does (docs/web.md, *Moves on the game's
+socket*), or by HTTP (``moves_over="http"``), as another program may; each game has its
+spectators, WebSockets that receive its updates. It measures a move's latency (its request to
+its answer), an update's (a move's request to the update reaching a spectator), the
 computer's (a move's answer to the update with the computer's reply), the moves a second, and
 every error by kind. The arena's per-address limits are made for players, not for one client
 playing hundreds of games: raise them on the arena to load it from one address (docs/web.md).
@@ -45,8 +45,8 @@ and the arena both at 5 s) was the moves that got no answer, the connection clos
 UPDATE_GRACE_SECONDS = 0.5
 """How long a finished game's spectators wait for its last updates."""
 COLOURS = ("black", "white")
-MOVES_OVER = ("http", "websocket")
-"""How the players may send their moves (:attr:`LoadPlan.moves_over`)."""
+MOVES_OVER = ("websocket", "http")
+"""How the players may send their moves (:attr:`LoadPlan.moves_over`), the page's way first."""
 
 
 class UnreadableUpdate(Exception):
@@ -100,9 +100,10 @@ class LoadPlan:
     half times it): with it the games offer a rate of moves (about ``games / pause``) and the
     latencies say how the arena answers that rate; without it every game moves as soon as it
     is answered, and the latencies are the queue of a saturated arena."""
-    moves_over: str = "http"
-    """How players send their moves: ``http`` (a request each) or ``websocket`` (each player
-    on a socket of the game of its own, which brings it the game's updates too)."""
+    moves_over: str = "websocket"
+    """How players send their moves: ``websocket`` (as the game page does, each player on a
+    socket of the game of its own, which brings it the game's updates too) or ``http`` (a
+    request each, as another program may)."""
 
 
 @dataclass
@@ -302,7 +303,7 @@ class _Game:
     async def watch(self, url: str, first: bool, ready: asyncio.Event) -> None:
         """A spectator: times each update from its move's request; the first one also tells
         the players of the computer's moves. Its updates come packed, as a browser's do."""
-        address = url.replace("http", "ws", 1) + f"/ws/games/{self.game_id}?compress={PACKED}"
+        address = _socket_address(url, self.game_id)
         try:
             async with connect(
                 address, open_timeout=REQUEST_SECONDS, max_size=MAX_UPDATE_BYTES
@@ -359,7 +360,7 @@ class _SeatSocket:
 
     @classmethod
     async def open(cls, url: str, game_id: str) -> _SeatSocket:
-        address = url.replace("http", "ws", 1) + f"/ws/games/{game_id}?compress={PACKED}"
+        address = _socket_address(url, game_id)
         socket = await connect(address, open_timeout=REQUEST_SECONDS, max_size=MAX_UPDATE_BYTES)
         return cls(socket)
 
@@ -400,6 +401,11 @@ class _SeatSocket:
     async def close(self) -> None:
         self.reader.cancel()
         await self.socket.close()
+
+
+def _socket_address(url: str, game_id: str) -> str:
+    """The game's WebSocket at the arena ``url``, asking for packed updates, as a page does."""
+    return url.replace("http", "ws", 1) + f"/ws/games/{game_id}?compress={PACKED}"
 
 
 def _json_object(text: str) -> dict[str, Any]:
