@@ -8,8 +8,8 @@ makes it (``POST /api/games/{id}/moves``, ``/undo``, ``/resign``: the same check
 refusals), one message at a time, and answered on the socket as text, whatever packing the
 socket's updates have: ``{"type": "done", "id": 7, "revision": 13}`` once the change is stored,
 or ``{"type": "refused", "id": 7, "status": 409, "detail": "…"}`` with the HTTP status the API
-would have answered and its words. ``id`` is the client's own (a number, or a text of up to
-64 characters), sent back as it came; the game's new view comes as every watcher's update.
+would have answered and its words. ``id`` is the client's own (a whole number, or a text of
+up to 64 characters), sent back as it came; the game's new view comes as every watcher's update.
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ import logging
 from typing import Annotated, Any, Literal
 
 from fastapi import WebSocket
-from pydantic import Field, ValidationError
+from pydantic import Field, PlainValidator, ValidationError
 
 from agon.core.errors import AgonError
 from agon.web.arena import Arena
@@ -31,7 +31,20 @@ from agon.web.replay import Loaded
 
 log = logging.getLogger(__name__)
 
-MessageId = int | Annotated[str, Field(max_length=64)] | None
+MAX_ID_CHARACTERS = 64
+
+
+def message_id(given: Any) -> int | str | None:
+    """A message's ``id`` as it came: a whole number (as JSON writes one), a text of up to
+    :data:`MAX_ID_CHARACTERS`, or none; ValueError, in words, for anything else."""
+    if given is None or (isinstance(given, int) and not isinstance(given, bool)):
+        return given
+    if isinstance(given, str) and len(given) <= MAX_ID_CHARACTERS:
+        return given
+    raise ValueError(f"an id is a whole number or a text of up to {MAX_ID_CHARACTERS} characters")
+
+
+MessageId = Annotated[int | str | None, PlainValidator(message_id)]
 
 
 class SocketChange(ChangeBody):
@@ -100,12 +113,10 @@ async def _make(arena: Arena, game_id: str, change: SocketChange) -> Loaded:
 
 def _message_id(found: object) -> int | str | None:
     """The message's ``id`` where it is one a refusal can send back, else None."""
-    if not isinstance(found, dict):
+    try:
+        return message_id(found.get("id")) if isinstance(found, dict) else None
+    except ValueError:
         return None
-    given = found.get("id")
-    if isinstance(given, bool) or not isinstance(given, int | str):
-        return None
-    return given if isinstance(given, int) or len(given) <= 64 else None
 
 
 def _refused(message_id: int | str | None, status: int, detail: str) -> dict[str, Any]:
