@@ -247,3 +247,19 @@ def test_the_random_positions_come_from_many_random_games() -> None:
     sampled = quality._random_positions(Alternator(3, 3), 40, random.Random(1))
     assert len({judging.state.position() for judging in sampled}) > 20
     assert len({judging.state.history[0] for judging in sampled if judging.state.history}) > 3
+
+
+def test_the_report_counts_the_distinct_positions_of_its_self_play() -> None:
+    """Alpha-beta chooses by no seed: its self-play games are one game played again, and the
+    report says how few of their positions are distinct; random play's are nearly all."""
+    game = Alak(6, AlakRules.BALJEU)
+    repeated = measure_quality(game, "alphabeta:200", positions=24, seed=1)
+    assert repeated.from_self_play == 12
+    assert repeated.self_play_distinct < 8
+    varied = measure_quality(game, "random", positions=24, seed=1)
+    assert varied.self_play_distinct > 8
+    text = runner.invoke(app, [
+        "quality", "alak", "alphabeta:200", "--size", "6", "--positions", "24", "--seed", "1",
+        "-q",
+    ]).output
+    assert f", {repeated.self_play_distinct} of them distinct: its own games repeat)" in text

@@ -576,9 +576,13 @@ def quality(
 def quality_text(report: QualityReport) -> str:
     from agon.solve.quality import span_text
 
+    repeated = report.self_play_distinct < report.from_self_play
     lines = [
         f"{report.agent} on {report.game}: {report.positions} positions "
-        f"({report.from_random} from random games, {report.from_self_play} from self-play)"
+        f"({report.from_random} from random games, {report.from_self_play} from self-play"
+        + (f", {report.self_play_distinct} of them distinct: its own games repeat"
+           if repeated else "")
+        + ")"
     ]
     if report.not_reached:
         lines.append(

@@ -80,6 +80,10 @@ class QualityReport:
     max_seconds: float | None = None
     not_reached: int = 0
     """Positions not judged because the measurement was stopped (Ctrl-C) first."""
+    self_play_distinct: int = 0
+    """The distinct positions among those from self-play: fewer where the agent repeats its
+    games (one that chooses by no seed plays one game again and again, and its mistakes there
+    count as often)."""
     breakdown: dict[tuple[str, int], Tally] = field(default_factory=dict)
     """The judged positions by where they come from (:data:`RANDOM`, :data:`SELF_PLAY`) and by
     the span of plies their ply is in (its first ply, :func:`first_ply_of_span`)."""
@@ -106,6 +110,7 @@ class QualityReport:
             "positions": self.positions,
             "from_random": self.from_random,
             "from_self_play": self.from_self_play,
+            "self_play_distinct": self.self_play_distinct,
             "unsettled": self.unsettled,
             "not_reached": self.not_reached,
             "max_seconds": self.max_seconds,
@@ -351,7 +356,8 @@ def measure_quality(
     )
     agent_moves = len(pool)
     rng.shuffle(pool)
-    sampled.extend(_Judging(state, move, 0) for state, move in pool[: positions // 2])
+    taken = pool[: positions // 2]
+    sampled.extend(_Judging(state, move, 0) for state, move in taken)
     breakdown: dict[tuple[str, int], Tally] = {}
     unsettled, judged = 0, 0
     if progress is not None:
@@ -382,6 +388,7 @@ def measure_quality(
         positions=len(sampled),
         from_random=wanted_random,
         from_self_play=len(sampled) - wanted_random,
+        self_play_distinct=len({state.key() for state, _ in taken}),
         optimal=sum(tally.optimal for tally in breakdown.values()),
         total_loss=sum(tally.given_away for tally in breakdown.values()),
         agent_seconds=agent_seconds / max(agent_moves, 1),

@@ -514,7 +514,8 @@ _JOB_FIELDS: dict[str, _Check] = {
 }
 _QUALITY_FIELDS: dict[str, _Check] = {
     "game": _text, "agent": _text, "positions": _count, "from_random": _count,
-    "from_self_play": _count, "unsettled": _count, "max_seconds": _or_null(_seconds),
+    "from_self_play": _count, "self_play_distinct": _count, "unsettled": _count,
+    "max_seconds": _or_null(_seconds),
     "optimal_share": _share, "mean_loss": _points, "agent_seconds_per_move": _seconds,
 }
 _QUALITY_REQUIRED = ("positions", "optimal_share", "mean_loss", "agent_seconds_per_move")
