@@ -18,6 +18,7 @@ from agon.core.records import GameRecord
 from agon.games import make_game, words
 from agon.study import calibration
 from agon.study.calibration import CalibratedEntry, Pairing, write_calibrations
+from agon.web.config import ArenaLimits
 from agon.web.engines import read_engine_levels
 from agon.web.levels import LEVELS_BY_KEY
 from background import BackgroundServer, SocketsSeen
@@ -277,6 +278,28 @@ def test_friend_game_in_two_browsers_with_a_spectator(
     finally:
         friend_context.close()
         watcher_context.close()
+
+
+def test_a_crowd_at_the_games_cap_does_not_keep_its_players_out(
+    browser: Browser, page: Page, tmp_path: Path
+) -> None:
+    """A watcher takes the game's one place for watchers; the players' pages still go live and
+    play (their sockets offer their seats), and the watcher sees their moves."""
+    limits = ArenaLimits(watchers_per_game=1)
+    with BackgroundServer(tmp_path / "crowded.db", workers=1, limits=limits) as crowded:
+        created = create(crowded, game="alak", options={"size": 5}, opponent="friend")
+        watcher = browser.new_page()
+        try:
+            watcher.set_default_timeout(TIMEOUT_MS)
+            watcher.goto(crowded.url + created["watch_url"])
+            watcher.wait_for_selector("#game[data-live=true]")
+            page.goto(crowded.url + created["url"])
+            page.wait_for_selector("#game[data-live=true]")
+            expect(page.locator("#connection")).to_have_text("")
+            page.click('[data-place="3"]')
+            expect(watcher.locator("#moves .move-text")).to_have_text(["3"])
+        finally:
+            watcher.close()
 
 
 def test_rules_language_switch_is_remembered(page: Page, server: BackgroundServer) -> None:

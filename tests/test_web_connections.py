@@ -26,6 +26,7 @@ from starlette.websockets import WebSocketDisconnect
 from agon.core.errors import AgonError
 from agon.web.app import CLOSE_REASON_BYTES
 from agon.web.config import ArenaLimits, server_options, trusted_proxies, ws_compression
+from agon.web.hub import SEAT_PROTOCOL
 from background import BackgroundServer, free_port
 from web_fixtures import TestClient, start_game
 
@@ -95,6 +96,38 @@ def test_websockets_are_capped_per_address_and_per_game(tmp_path: Path) -> None:
         # closed sockets are counted out again
         with client.websocket_connect(f"/ws/games/{seat.game_id}") as again:
             assert again.receive_json()["type"] == "update"
+
+
+def test_a_players_socket_is_let_in_beyond_the_games_cap_of_watchers(tmp_path: Path) -> None:
+    """A crowd at the game's cap keeps out other watchers, not the players: a socket that
+    offers its seat's token as a subprotocol is outside the cap (and may move); a token that
+    holds no seat is a watcher's, handshake and all."""
+    with arena(tmp_path, watchers_per_game=1) as client:
+        seat, created = start_game(client, game="alak", options={"size": 5}, opponent="friend")
+        path = f"/ws/games/{seat.game_id}"
+        with client.websocket_connect(path) as watcher:
+            assert watcher.receive_json()["type"] == "update"
+            assert closed_at_once(client, path) == (1013, "too many watchers of this game: at "
+                                                           "most 1")
+            stranger = [f"{SEAT_PROTOCOL}{created['token']}x"]
+            with client.websocket_connect(path, subprotocols=stranger) as refused, \
+                    pytest.raises(WebSocketDisconnect) as closed:
+                assert refused.accepted_subprotocol == stranger[0]
+                refused.receive_json()
+            assert closed.value.code == 1013
+            for token in (created["token"], created["invite_token"]):
+                offered = [f"{SEAT_PROTOCOL}{token}"]
+                with client.websocket_connect(path, subprotocols=offered) as player:
+                    assert player.accepted_subprotocol == offered[0]
+                    assert player.receive_json()["type"] == "update"
+            with client.websocket_connect(path, subprotocols=[f"{SEAT_PROTOCOL}{seat.token}"]) \
+                    as player:
+                player.receive_json()
+                player.send_json({"type": "move", "move": "3", "token": seat.token, "id": 1})
+                while (answer := player.receive_json())["type"] == "update":
+                    pass
+                assert answer == {"type": "done", "id": 1, "revision": 1}
+                assert watcher.receive_json()["view"]["revision"] == 1
 
 
 def test_trusted_proxies_are_read_and_checked(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -44,7 +44,7 @@ from agon.web.guard import (
     TooManyRequests,
     client_address,
 )
-from agon.web.hub import PACKED, Update, asks_packed, packings_asked
+from agon.web.hub import PACKED, SEAT_PROTOCOL, Update, asks_packed, packings_asked
 from agon.web.levels import DEFAULT_LEVEL, LEVELS_BY_KEY
 from agon.web.seats import COLOURS
 from agon.web.store import Store
@@ -476,10 +476,16 @@ async def _admitted(
     arena: Arena, socket: WebSocket, game_id: str | None
 ) -> AsyncIterator[bool]:
     """Accept the WebSocket, held within the caps of its client's address and its game
-    (:class:`~agon.web.guard.OpenSockets`) while the block runs; False where it is over one:
+    (:class:`~agon.web.guard.OpenSockets`; a socket that offers :data:`SEAT_PROTOCOL` with a
+    seat of the game is outside the game's) while the block runs; False where it is over one:
     it is then closed at once, 1013 (try again later), saying which."""
-    with arena.sockets.held(client_address(socket.scope), game_id) as refusal:
-        await socket.accept()
+    offered = [name for name in socket.scope.get("subprotocols", ())
+               if name.startswith(SEAT_PROTOCOL)][:1]
+    seat = bool(offered) and game_id is not None and await arena.holds_a_seat(
+        game_id, offered[0].removeprefix(SEAT_PROTOCOL))
+    counted_on = None if seat else game_id
+    with arena.sockets.held(client_address(socket.scope), counted_on) as refusal:
+        await socket.accept(subprotocol=offered[0] if offered else None)
         if refusal is not None:
             await socket.close(code=1013, reason=refusal)
             yield False

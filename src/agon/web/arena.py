@@ -184,6 +184,14 @@ class Arena:
             loaded = await self._read(game_id)
         return loaded
 
+    async def holds_a_seat(self, game_id: str, token: str) -> bool:
+        """Whether ``token`` holds a seat of the game (False where there is no such game)."""
+        try:
+            loaded = await self.load(game_id)
+        except NotFound:
+            return False
+        return bool(seats_of(loaded.stored, token))
+
     async def load_at(self, game_id: str, revision: int | None) -> Loaded:
         """The game, for a change made at ``revision`` (None: at the revision the database
         holds now). Where this process keeps the game at that revision, the kept copy, unread:

@@ -43,6 +43,10 @@ time, the loop answering other requests in between."""
 PACKED = "deflate"
 """The packing a watcher may ask for (``?compress=deflate``): a zlib stream (RFC 1950), which
 a browser opens with ``DecompressionStream("deflate")``."""
+SEAT_PROTOCOL = "agon.seat."
+"""The WebSocket subprotocol a player's page offers, its seat's token after it: a socket that
+holds a seat of its game is not counted among the game's watchers, so a crowd at the cap
+cannot keep the players out. (A subprotocol, not the query: a URL's query is logged.)"""
 PACKED_LEVEL = 1
 """zlib's level for packed updates: its fastest, in a third of the time of its default (6) for
 a quarter more bytes (an update of an 8×8 board: 3.3 KB against 2.6). A move's CPU is what

@@ -30,9 +30,10 @@ from typing import Any
 import httpx
 from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import ConnectionClosedError, WebSocketException
+from websockets.typing import Subprotocol
 
 from agon.core.game import Game
-from agon.web.hub import PACKED
+from agon.web.hub import PACKED, SEAT_PROTOCOL
 
 REQUEST_SECONDS = 60.0
 """A request or an update not answered within this long counts as an error."""
@@ -271,7 +272,8 @@ class _Game:
         counting the error where one cannot be opened."""
         for colour in self.tokens:
             try:
-                self.seat_sockets[colour] = await _SeatSocket.open(url, self.game_id)
+                self.seat_sockets[colour] = await _SeatSocket.open(
+                    url, self.game_id, self.tokens[colour])
             except (OSError, WebSocketException, TimeoutError) as error:
                 self.report.errors[f"player's socket: {type(error).__name__}"] += 1
                 return False
@@ -359,9 +361,12 @@ class _SeatSocket:
         self.reader = asyncio.create_task(self._read())
 
     @classmethod
-    async def open(cls, url: str, game_id: str) -> _SeatSocket:
-        address = _socket_address(url, game_id)
-        socket = await connect(address, open_timeout=REQUEST_SECONDS, max_size=MAX_UPDATE_BYTES)
+    async def open(cls, url: str, game_id: str, token: str) -> _SeatSocket:
+        """The socket of the holder of ``token``, offering its seat, as the page does."""
+        socket = await connect(
+            _socket_address(url, game_id), open_timeout=REQUEST_SECONDS,
+            max_size=MAX_UPDATE_BYTES, subprotocols=[Subprotocol(SEAT_PROTOCOL + token)],
+        )
         return cls(socket)
 
     async def move(

@@ -91,11 +91,19 @@ export function capitalise(word) {
 // updates), which every browser that has DecompressionStream can open; else they come as text.
 const PACKING = typeof DecompressionStream === "function";
 
-/** A WebSocket to the arena's `path`, asking for packed messages where they can be opened. */
-export function openSocket(path) {
+// A player's socket offers its seat's token as a subprotocol, so that a crowd of watchers at the
+// game's cap cannot keep the player out (docs/web.md, Limits and security). Tokens are URL-safe
+// base64, which a subprotocol may carry; one that is not is not offered.
+const SEAT_PROTOCOL = "agon.seat.";
+
+/** A WebSocket to the arena's `path`, asking for packed messages where they can be opened, as
+ * the holder of `seatToken` where one is given. */
+export function openSocket(path, seatToken = null) {
   const scheme = location.protocol === "https:" ? "wss" : "ws";
   const query = PACKING ? "?compress=deflate" : "";
-  return new WebSocket(`${scheme}://${location.host}${path}${query}`);
+  const url = `${scheme}://${location.host}${path}${query}`;
+  if (!seatToken || !/^[A-Za-z0-9_-]+$/.test(seatToken)) return new WebSocket(url);
+  return new WebSocket(url, [`${SEAT_PROTOCOL}${seatToken}`]);
 }
 
 /** Calls `handle` with each message of `socket`, as an object, in the order they came (a packed

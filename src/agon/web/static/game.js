@@ -439,7 +439,7 @@ function connectionLost() {
 }
 
 function connect() {
-  const opened = openSocket(`/ws/games/${encodeURIComponent(gameId)}`);
+  const opened = openSocket(`/ws/games/${encodeURIComponent(gameId)}`, token);
   socket = opened;
   opened.addEventListener("open", async () => {
     retryDelay = FIRST_RETRY_MS;
