@@ -23,6 +23,7 @@ from agon.web import thinking as thinking_module
 from agon.web.app import create_app
 from agon.web.config import database_url, default_db_path
 from agon.web.store import Base, MoveRow, Outcome, StaleGame, Store
+from agon.web.views import pick_places
 from web_fixtures import (
     Seat,
     TestClient,
@@ -131,6 +132,8 @@ def test_picked_places_name_the_places_that_can_follow_and_why_others_cannot(
     picked = seat.get("/choices?picked=a1").json()
     assert {c["place"]: c["legal"] for c in picked["choices"]} == {"a2": True, "b1": True}
     assert picked["reason"] is None and picked["move"] is None
+    # each next place names the move it makes, so that a page can play it without asking
+    assert {c["place"]: c["move"] for c in picked["choices"]} == {"a2": "a1-a2", "b1": "a1-b1"}
     assert picked["svg"].count("highlight") >= 2
     assert seat.get("/choices?picked=a1,b1").json()["move"] == "a1-b1"
     assert seat.move("a1-b1").status_code == 200
@@ -139,12 +142,40 @@ def test_picked_places_name_the_places_that_can_follow_and_why_others_cannot(
     big = seat.get("/choices?picked=a2").json()
     by_place = {c["place"]: c for c in big["choices"]}
     assert by_place["b2"]["legal"] and not by_place["a1"]["legal"]
+    assert by_place["a1"]["move"] == "a2-a1"  # (an illegal one too: playing it says why not)
     # a move of one place is made at once, legal or not (playing it says why not)
     alak, _ = start_game(client, game="alak", options={"size": 5}, opponent="local")
     assert alak.get("/choices?picked=3").json()["move"] == "3"
     answer = seat.move("c1-b1")  # a tree of size 1 may not take in one of size 2
     assert answer.status_code == 422
     assert "the larger tree must attach to the smaller" in answer.json()["detail"]
+
+
+PLACES_OF_MOVES = {0: (0, 1), 1: (0, 1, 2), 2: (0, 2)}
+
+
+class _PlacesGame:
+    """Moves of two and three places, for :func:`pick_places` alone: a-b, a-b-c and a-c."""
+
+    num_actions = len(PLACES_OF_MOVES)
+
+    def move_places(self, move: int) -> tuple[int, ...]:
+        return PLACES_OF_MOVES[move]
+
+    def place_name(self, place: int) -> str:
+        return "abc"[place]
+
+    def illegal_reason(self, move: int) -> str | None:
+        return None
+
+
+def test_a_next_place_names_the_move_it_makes_only_where_no_longer_move_goes_on() -> None:
+    places = _PlacesGame()
+    first = pick_places(places, places, ["a"])  # type: ignore[arg-type]
+    assert first.move is None and set(first.choices) == {1, 2}
+    assert first.completed_by == {2: 2}  # (b may go on to c: picking it makes no move yet)
+    second = pick_places(places, places, ["a", "b"])  # type: ignore[arg-type]
+    assert second.move is None and second.completed_by == {2: 1}
 
 
 def test_wrong_token_and_spectators_cannot_move(client: TestClient) -> None:

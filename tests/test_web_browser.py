@@ -182,11 +182,14 @@ def test_illegal_attempts_are_explained(page: Page, server: BackgroundServer) ->
     page.click('[data-place="a1"]')
     expect(message).to_have_text("a1 has no legal move: a1 already has a dot (a pit)")
     expect(message).to_have_class(re.compile("error"))
+    asked: list[str] = []
+    page.on("request", lambda request: "/choices" in request.url and asked.append(request.url))
     page.click('[data-place="c1"]')
     expect(page.locator('[data-place="c2"].highlight')).to_have_count(1)
     page.click('[data-place="b1"]')  # size 1 may not take in size 2: the server says why
     expect(message).to_contain_text("c1-b1 is illegal: the larger tree must attach")
     assert moves_shown(page) == ["a1-b1"]
+    assert len(asked) == 1  # (the first answer named the move b1 makes: no second question)
 
     alak = create(server, game="alak", options={"size": 5}, opponent="local")
     page.goto(server.url + alak["url"])

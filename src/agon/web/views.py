@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from agon.core.errors import quoted
@@ -241,11 +241,15 @@ def choices_for(state: State, picked: list[str]) -> dict[str, Any]:
     game = state.game
     picking = pick_places(game, state, picked)
     legal_next = [place for place, why in picking.choices.items() if why is None]
+    completed = picking.completed_by
     return {
         "picked": picked,
         "move": None if picking.move is None else game.format_move(picking.move),
         "choices": [
-            {"place": game.place_name(place), "legal": why is None, "reason": why}
+            {
+                "place": game.place_name(place), "legal": why is None, "reason": why,
+                "move": game.format_move(completed[place]) if place in completed else None,
+            }
             for place, why in picking.choices.items()
         ],
         "reason": picking.reason,
@@ -262,6 +266,9 @@ class Picking:
     """The places that can come next, each with why no legal move goes through it (None: one
     does)."""
     reason: str | None
+    completed_by: dict[int, Move] = field(default_factory=dict)
+    """The places of :attr:`choices` that, picked next, make a move (legal or not) at once: the
+    one move of the places picked and that place alone, through which no longer move goes."""
 
 
 def pick_places(game: Game, state: State, picked: list[str]) -> Picking:
@@ -283,16 +290,27 @@ def pick_places(game: Game, state: State, picked: list[str]) -> Picking:
     if len(complete) == 1 and len(moves) == 1:
         return Picking(complete[0], {}, None)
     choices: dict[int, str | None] = {}
+    ending: dict[int, list[Move]] = {}  # (the moves that end with each next place)
+    going_on: set[int] = set()  # (the next places that longer moves go through)
     for move, made_of in moves.items():
         if len(made_of) > len(prefix):
             why = state.illegal_reason(move)
             following = made_of[len(prefix)]
             if choices.get(following, "") is not None:
                 choices[following] = why
+            if len(made_of) == len(prefix) + 1:
+                ending.setdefault(following, []).append(move)
+            else:
+                going_on.add(following)
+    completed_by = {
+        place: made[0] for place, made in ending.items()
+        if len(made) == 1 and place not in going_on
+    }
     if any(why is None for why in choices.values()):
-        return Picking(None, choices, None)
+        return Picking(None, choices, None, completed_by)
     distinct = sorted({str(why) for why in choices.values()}) or ["no move starts there"]
-    return Picking(None, choices, f"{' '.join(picked)} has no legal move: " + "; ".join(distinct))
+    reason = f"{' '.join(picked)} has no legal move: " + "; ".join(distinct)
+    return Picking(None, choices, reason, completed_by)
 
 
 @functools.lru_cache(maxsize=64)

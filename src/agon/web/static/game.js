@@ -311,10 +311,14 @@ function clearSelection(redraw) {
 }
 
 /** What the places picked so far make, as the server says: a move to play, or the places
- * that can come next (highlighted), or why none can. */
+ * that can come next (highlighted), or why none can. A place the last answer named the move
+ * of is that move, without asking again. */
 async function pick(places) {
+  const named = places.length > 1 ? choices.get(places[places.length - 1])?.move : null;
   const query = encodeURIComponent(places.join(","));
-  const answer = await api(`/api/games/${encodeURIComponent(gameId)}/choices?picked=${query}`, { token });
+  const answer = named
+    ? { move: named }
+    : await api(`/api/games/${encodeURIComponent(gameId)}/choices?picked=${query}`, { token });
   if (answer.move) {
     clearSelection(false);
     try {
