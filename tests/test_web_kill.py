@@ -5,6 +5,7 @@ die with the server. Figures go to stdout (``-s``) for docs/web.md."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import random
 import sqlite3
@@ -16,9 +17,11 @@ from typing import Any
 
 import httpx
 import pytest
-from websockets.sync.client import connect
+from websockets.sync.client import ClientConnection, connect
+from websockets.typing import Subprotocol
 
 from agon.games import make_game
+from agon.web.hub import SEAT_PROTOCOL
 from web_fixtures import ArenaProcess, wait_for
 
 pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("web-kill")]
@@ -64,16 +67,21 @@ def test_the_thinking_processes_die_with_a_killed_server(server: ArenaProcess) -
 
 class Player(threading.Thread):
     """A client playing random legal moves in one game of its own, through any failure of the
-    server; it keeps every move that got a success reply."""
+    server; it keeps every move that got a success reply. Every other player sends its moves
+    on the game's socket, as a page does, the others by HTTP."""
 
     def __init__(self, server: ArenaProcess, number: int, stop: threading.Event) -> None:
         super().__init__(name=f"player-{number}", daemon=True)
         self.server, self.stop, self.rng = server, stop, random.Random(number)
         self.against_computer = number % 4 == 0
+        self.on_socket = number % 2 == 1
         self.game_id = ""
         self.token = ""
         self.acknowledged: list[str] = []
         self.failures = 0
+        self.socket: ClientConnection | None = None
+        self.socket_held = contextlib.ExitStack()
+        self.sent = 0
 
     def request(self, method: str, path: str, **arguments: Any) -> httpx.Response | None:
         try:
@@ -106,11 +114,38 @@ class Player(threading.Thread):
                 state.play_text(move["text"])
             text = state.game.format_move(self.rng.choice(state.legal_moves()))
             ply = len(view["moves"]) + 1
+            if self.on_socket:
+                if self.move_on_socket(text):
+                    self.acknowledged.append(f"{ply}:{text}")
+                continue
             answer = self.request(
                 "POST", f"/api/games/{self.game_id}/moves", json={"move": text}, headers=headers
             )
             if answer is not None and answer.status_code == 200:
                 self.acknowledged.append(f"{ply}:{text}")
+        self.socket_held.close()
+
+    def move_on_socket(self, text: str) -> bool:
+        """Send the move on the game's socket (opened again after a loss): whether it was
+        answered done."""
+        self.sent += 1
+        try:
+            if self.socket is None:
+                self.socket = self.socket_held.enter_context(connect(
+                    f"ws://127.0.0.1:{self.server.port}/ws/games/{self.game_id}", open_timeout=2,
+                    subprotocols=[Subprotocol(SEAT_PROTOCOL + self.token)],
+                ))
+            self.socket.send(json.dumps(
+                {"type": "move", "move": text, "token": self.token, "id": self.sent}))
+            while (answer := json.loads(self.socket.recv(timeout=5)))["type"] == "update":
+                pass
+            return answer["id"] == self.sent and answer["type"] == "done"
+        except Exception:  # (the server gone, or slow: a new socket, and the game looked at again)
+            self.failures += 1
+            self.socket_held.close()
+            self.socket = None
+            time.sleep(0.05)
+            return False
 
 
 class Watcher(threading.Thread):
@@ -200,12 +235,16 @@ def test_a_killed_arena_loses_no_acknowledged_move(tmp_path: Path) -> None:
     with sqlite3.connect(server.database) as database:
         assert database.execute("PRAGMA integrity_check").fetchone() == ("ok",)
     print(
-        f"\nkill test: {len(players)} games, {acknowledged()} acknowledged moves, {kills} kills, "
+        f"\nkill test: {len(players)} games, {acknowledged()} acknowledged moves ("
+        f"{sum(len(p.acknowledged) for p in players if p.on_socket)} on the games' sockets), "
+        f"{kills} kills, "
         f"{lost} lost, {replayed_games} games replayed legally, restarts answering after "
         f"{', '.join(f'{seconds:.1f}' for seconds in restart_seconds)} s, watcher connected "
         f"{watcher.connections} times"
     )
     assert lost == 0
     assert acknowledged() >= (kills + 1) * MOVES_BETWEEN_KILLS
+    assert all(player.acknowledged for player in players if player.on_socket), \
+        "a player on the game's socket had no move acknowledged"
     assert watcher.connections >= kills + 1
     assert watcher.revision == final["revision"]
