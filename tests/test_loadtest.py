@@ -8,6 +8,7 @@ import json
 import zlib
 from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
 import pytest
 from typer.testing import CliRunner
@@ -53,11 +54,35 @@ def test_a_load_test_sends_moves_by_http_where_asked(tmp_path: Path) -> None:
         ])
     assert result.exit_code == 0, result.output
     report = json.loads(result.stdout)
-    assert report["moves_over"] == "http"
+    assert report["moves_over"] == "http" and report["ask_choices"] is False
     assert report["errors"] == {} and report["mismatches"] == []
     assert report["games_verified"] == report["games_played"] >= 3
     assert report["moves"] == report["move_latency"]["count"] > 0
     assert report["computer_latency"]["count"] > 0
+
+
+def test_players_may_ask_about_each_moves_first_place_as_the_page_does(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """With ``--ask-choices`` each move's first place is asked about, and answered, before the
+    move is sent (Alak's baljeu rules have no pass: every move has its place)."""
+    answered: list[bool] = []
+    real_ask = _Game._ask_choices
+
+    async def counted(game: _Game, *arguments: Any) -> bool:
+        answered.append(await real_ask(game, *arguments))
+        return answered[-1]
+
+    monkeypatch.setattr(_Game, "_ask_choices", counted)
+    with BackgroundServer(tmp_path / "asking.db", limits=UNLIMITED) as server:
+        result = runner.invoke(app, [
+            "loadtest", server.url, "alak", "--size", "7", "--games", "2", "--seconds", "2",
+            "--ask-choices", "--json",
+        ])
+    assert result.exit_code == 0, result.output
+    report = json.loads(result.stdout)
+    assert report["ask_choices"] is True and report["errors"] == {}
+    assert all(answered) and len(answered) == report["moves"] > 0
 
 
 def test_moves_refused_on_the_games_socket_are_counted_in_the_arenas_words(

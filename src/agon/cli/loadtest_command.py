@@ -77,6 +77,14 @@ def loadtest(
             "the game page does) or http (a request each, as another program may)."
         ),
     ] = "websocket",
+    ask_choices: Annotated[
+        bool,
+        typer.Option(
+            "--ask-choices/--no-ask-choices",
+            help="Ask the arena what the first place of each move makes before sending it "
+            "(GET …/choices), as the game page does when a place is clicked.",
+        ),
+    ] = False,
     as_json: JsonOpt = False,
 ) -> None:
     """Play many games against a running arena over HTTP and WebSockets, as remote players and
@@ -104,7 +112,7 @@ def loadtest(
             _check_arena_url(given, name)
     plan = LoadPlan(
         game, games, seconds, spectators, computer, level, moves_per_game, seed, crowd,
-        watch_url, pause, moves_over,
+        watch_url, pause, moves_over, ask_choices,
     )
     progress = Progress(
         TextColumn("{task.description}"), TimeElapsedColumn(),
@@ -159,6 +167,7 @@ def _text(figures: dict[str, Any]) -> str:
         + (f" and a crowd of {figures['crowd']} on one" if figures["crowd"] else "")
         + (f", {figures['pause']:g} s before each move" if figures["pause"] else "")
         + (", moves sent on the game's socket" if figures["moves_over"] == "websocket" else "")
+        + (", each move's first place asked about first" if figures["ask_choices"] else "")
         + f"; {figures['games_played']} played",
         f"{figures['moves']:,} moves in {figures['seconds']:.1f} s: "
         f"{figures['moves_per_second']:,.1f} moves a second",

@@ -32,7 +32,7 @@ from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import ConnectionClosedError, WebSocketException
 from websockets.typing import Subprotocol
 
-from agon.core.game import Game
+from agon.core.game import Game, Move
 from agon.web.hub import PACKED, SEAT_PROTOCOL
 
 REQUEST_SECONDS = 60.0
@@ -105,6 +105,9 @@ class LoadPlan:
     """How players send their moves: ``websocket`` (as the game page does, each player on a
     socket of the game of its own, which brings it the game's updates too) or ``http`` (a
     request each, as another program may)."""
+    ask_choices: bool = False
+    """Whether players ask the arena what the first place of each move makes before sending it
+    (``GET …/choices``), as the game page does when the place is clicked."""
 
 
 @dataclass
@@ -150,6 +153,7 @@ class LoadReport:
             "crowd": plan.crowd,
             "pause": plan.pause,
             "moves_over": plan.moves_over,
+            "ask_choices": plan.ask_choices,
             "other_games_move_latency": _percentiles(self.other_move_latencies),
             "update_latency": _percentiles(self.update_latencies),
             "computer_latency": _percentiles(self.computer_latencies),
@@ -238,6 +242,8 @@ class _Game:
                     return
             move = self.random.choice(self.state.legal_moves())
             text = game.format_move(move)
+            if self.plan.ask_choices and not await self._ask_choices(client, mover, move):
+                return
             asked = time.monotonic()
             self.asked_at[self.revision + 1] = asked
             revision = await self._send(client, mover, text)
@@ -253,6 +259,20 @@ class _Game:
             self.acknowledged.append(text)
             self.revision = revision
             self.answered_at = answered
+
+    async def _ask_choices(self, client: httpx.AsyncClient, mover: str, move: Move) -> bool:
+        """Ask what the move's first place makes, as the page does when it is clicked: whether
+        it was answered (else the error is counted)."""
+        game = self.plan.game
+        places = game.move_places(move)
+        if not places:  # (a move of no place, the pass: a button, asked about by no page)
+            return True
+        answer = await _request(
+            client, self.report, "GET", f"/api/games/{self.game_id}/choices",
+            params={"picked": game.place_name(places[0])},
+            headers={"X-Agon-Token": self.tokens[mover]},
+        )
+        return answer is not None
 
     async def _send(self, client: httpx.AsyncClient, mover: str, text: str) -> int | None:
         """Send the move of ``mover``: the game's revision it made, or None after counting the
