@@ -175,6 +175,7 @@ def test_illegal_attempts_are_explained(page: Page, server: BackgroundServer) ->
                      opponent="local")
     httpx.post(f"{server.url}/api/games/{created['id']}/moves", json={"move": "a1-b1"},
                headers={"X-Agon-Token": created["token"]}).raise_for_status()
+    seen = SocketsSeen(page)
     page.goto(server.url + created["url"])
     wait_for_my_turn_or_end(page)
     expect(page.locator("#hint-button")).to_be_hidden()  # (no help against a person)
@@ -184,12 +185,15 @@ def test_illegal_attempts_are_explained(page: Page, server: BackgroundServer) ->
     expect(message).to_have_class(re.compile("error"))
     asked: list[str] = []
     page.on("request", lambda request: "/choices" in request.url and asked.append(request.url))
+    questions_before = len(seen.sent)
     page.click('[data-place="c1"]')
     expect(page.locator('[data-place="c2"].highlight')).to_have_count(1)
     page.click('[data-place="b1"]')  # size 1 may not take in size 2: the server says why
     expect(message).to_contain_text("c1-b1 is illegal: the larger tree must attach")
     assert moves_shown(page) == ["a1-b1"]
-    assert len(asked) == 1  # (the first answer named the move b1 makes: no second question)
+    # asked on the game's socket, not by request, and once: the answer named the move b1 makes
+    questions = [frame for frame in seen.sent[questions_before:] if '"choices"' in str(frame)]
+    assert asked == [] and len(questions) == 1, (asked, questions)
 
     alak = create(server, game="alak", options={"size": 5}, opponent="local")
     page.goto(server.url + alak["url"])
@@ -225,7 +229,7 @@ def test_the_page_s_moves_name_the_revision_they_answer(
     wait_for_my_turn_or_end(page)
     page.click("#undo-button")
     expect(page.locator("#moves .move-text")).to_have_count(1)
-    changes = [json.loads(frame) for frame in seen.sent]
+    changes = [change for frame in seen.sent if (change := json.loads(frame))["type"] != "choices"]
     assert [{name: value for name, value in change.items() if name not in ("token", "id")}
             for change in changes] == [
         {"type": "move", "move": "3", "revision": 0},

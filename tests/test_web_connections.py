@@ -80,6 +80,23 @@ def closed_at_once(client: TestClient, path: str) -> tuple[int, str]:
     return closed.value.code, closed.value.reason
 
 
+def test_questions_on_a_games_socket_are_reads_within_the_same_limit(tmp_path: Path) -> None:
+    with arena(tmp_path, reads_per_minute=3) as client:
+        seat, _ = start_game(client, game="alak", options={"size": 5}, opponent="local")
+        assert seat.get("/choices?picked=1").status_code == 200
+        with client.websocket_connect(f"/ws/games/{seat.game_id}") as socket:
+            assert socket.receive_json()["type"] == "update"
+            for number in range(3):
+                socket.send_json({"type": "choices", "picked": ["2"], "id": number})
+                answer = socket.receive_json()
+                assert answer["id"] == number
+                assert answer["type"] == ("choices" if number < 2 else "refused"), answer
+            assert answer["status"] == 429, answer
+            assert answer["detail"] == "too many reads of the API: at most 3 in 60 seconds"
+            assert answer["retry_after"] >= 1
+        assert seat.get("/choices?picked=1").status_code == 429
+
+
 def test_websockets_are_capped_per_address_and_per_game(tmp_path: Path) -> None:
     with arena(tmp_path, sockets_per_address=3, watchers_per_game=2) as client:
         seat, _ = start_game(client, game="alak", opponent="local")

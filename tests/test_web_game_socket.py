@@ -137,3 +137,26 @@ def test_a_message_that_is_no_change_is_refused_in_words_without_an_id(
         refused = answer_to(socket, None)
         assert refused["status"] == 400 and detail in refused["detail"], refused
     assert seat.view()["moves"] == []
+
+
+def test_a_question_on_the_games_socket_is_answered_as_the_api_answers_it(
+    client: TestClient,
+) -> None:
+    seat, _ = start_game(client, game="alternator", options={"width": 3, "height": 2},
+                         opponent="local")
+    with client.websocket_connect(f"/ws/games/{seat.game_id}") as socket:
+        next_update(socket)
+        for picked in (["a1"], ["a1", "b1"], ["c2"]):
+            socket.send_json({"type": "choices", "picked": picked, "id": "q"})
+            answer = answer_to(socket, "q")
+            assert answer["type"] == "choices"
+            assert answer["answer"] == seat.get(f"/choices?picked={','.join(picked)}").json()
+        socket.send_json({"type": "choices", "picked": ["z9"], "id": "bad"})
+        refused = answer_to(socket, "bad")
+        by_http = seat.get("/choices?picked=z9")
+        assert (refused["status"], refused["detail"]) == (400, by_http.json()["detail"])
+        socket.send_json({"type": "choices", "picked": ["a1"], "move": "a1-b1", "id": "both"})
+        assert "no move" in answer_to(socket, "both")["detail"]
+        socket.send_json({"type": "move", "move": "a1-b1", "picked": ["a1"], "id": "picks"})
+        assert "picks no places" in answer_to(socket, "picks")["detail"]
+    assert seat.view()["moves"] == []

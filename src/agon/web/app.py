@@ -176,7 +176,7 @@ def create_app(
     _add_study(app, arena)
     _document_refusals(app)
     app.add_middleware(BodyLimit, max_bytes=limits.body_bytes)
-    app.add_middleware(ReadLimit, per_minute=limits.reads_per_minute)
+    app.add_middleware(ReadLimit, reads=arena.reads)
     app.add_middleware(SecurityHeaders)  # (the outermost: on BodyLimit's refusals too)
     return app
 

@@ -143,6 +143,9 @@ class Arena:
         )
         self._locks: dict[str, asyncio.Lock] = defaultdict(asyncio.Lock)
         self._hints = RateLimit(self.limits.hints_per_minute)
+        self.reads = RateLimit(self.limits.reads_per_minute)
+        """Reads of the API for each client address, asked by request or on a game's socket
+        (:class:`~agon.web.guard.ReadLimit`)."""
         self.sockets = OpenSockets(self.limits.sockets_per_address, self.limits.watchers_per_game)
         self.side_work = SideWork(workers, {
             "hint": self.limits.hints_at_once, "analysis": self.limits.analyses_at_once,

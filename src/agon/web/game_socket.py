@@ -10,6 +10,10 @@ socket's updates have: ``{"type": "done", "id": 7, "revision": 13}`` once the ch
 or ``{"type": "refused", "id": 7, "status": 409, "detail": "…"}`` with the HTTP status the API
 would have answered and its words. ``id`` is the client's own (a whole number, or a text of
 up to 64 characters), sent back as it came; the game's new view comes as every watcher's update.
+
+A question may be asked too, ``{"type": "choices", "picked": ["c1"], "id": 8}``: what the places
+picked make, answered ``{"type": "choices", "id": 8, "answer": …}`` with what ``GET
+/api/games/{id}/choices`` answers, a read within the same limit for the client's address.
 """
 
 from __future__ import annotations
@@ -26,6 +30,7 @@ from agon.core.errors import AgonError
 from agon.web.arena import Arena
 from agon.web.bodies import ChangeBody
 from agon.web.errors import error_status, validation_detail
+from agon.web.guard import TooManyRequests, client_address
 from agon.web.hub import SEND_SECONDS
 from agon.web.replay import Loaded
 
@@ -47,12 +52,14 @@ def message_id(given: Any) -> int | str | None:
 MessageId = Annotated[int | str | None, PlainValidator(message_id)]
 
 
-class SocketChange(ChangeBody):
-    """A change a player sends on the game's socket (see the module's description): the
-    token is the message's, as the HTTP API's is its request's ``X-Agon-Token`` header."""
+class SocketMessage(ChangeBody):
+    """A change a player sends on the game's socket, or a question (see the module's
+    description): the token is the message's, as the HTTP API's is its request's
+    ``X-Agon-Token`` header."""
 
-    type: Literal["move", "undo", "resign"]
+    type: Literal["move", "undo", "resign", "choices"]
     move: str | None = Field(None, max_length=64)
+    picked: list[Annotated[str, Field(max_length=16)]] | None = Field(None, max_length=16)
     token: str | None = Field(None, max_length=128)
     id: MessageId = None
 
@@ -69,7 +76,7 @@ async def take_changes(arena: Arena, socket: WebSocket, game_id: str, max_bytes:
         if len(text if text is not None else message.get("bytes") or b"") > max_bytes:
             await socket.close(code=1009, reason=f"messages are limited to {max_bytes} bytes")
             return
-        answer = await _answer(arena, game_id, text)
+        answer = await _answer(arena, game_id, text, client_address(socket.scope))
         try:
             async with asyncio.timeout(SEND_SECONDS):
                 await socket.send_text(json.dumps(answer))
@@ -77,7 +84,9 @@ async def take_changes(arena: Arena, socket: WebSocket, game_id: str, max_bytes:
             return
 
 
-async def _answer(arena: Arena, game_id: str, text: str | None) -> dict[str, Any]:
+async def _answer(
+    arena: Arena, game_id: str, text: str | None, address: str
+) -> dict[str, Any]:
     if text is None:
         return _refused(None, 400, "a message on a game's socket is JSON text, not binary")
     try:
@@ -86,11 +95,17 @@ async def _answer(arena: Arena, game_id: str, text: str | None) -> dict[str, Any
         return _refused(None, 400, "a message on a game's socket is JSON text")
     message_id = _message_id(found)
     try:
-        change = SocketChange.model_validate(found)
+        message = SocketMessage.model_validate(found)
     except ValidationError as error:
         return _refused(message_id, 400, validation_detail(error.errors()))
     try:
-        loaded = await _make(arena, game_id, change)
+        if message.type == "choices":
+            return {"type": "choices", "id": message_id,
+                    "answer": await _choices(arena, game_id, message, address)}
+        loaded = await _make(arena, game_id, message)
+    except TooManyRequests as error:
+        refused = _refused(message_id, error_status(error), str(error))
+        return {**refused, "retry_after": error.retry_after}
     except AgonError as error:
         return _refused(message_id, error_status(error), str(error))
     except Exception as error:  # (as the HTTP API answers one: said, logged, the socket kept)
@@ -99,7 +114,20 @@ async def _answer(arena: Arena, game_id: str, text: str | None) -> dict[str, Any
     return {"type": "done", "id": message_id, "revision": loaded.stored.revision}
 
 
-async def _make(arena: Arena, game_id: str, change: SocketChange) -> Loaded:
+async def _choices(
+    arena: Arena, game_id: str, question: SocketMessage, address: str
+) -> dict[str, Any]:
+    """What the places picked make, as ``GET /api/games/{id}/choices`` answers: a read of
+    the API, within the same limit for the client's address."""
+    if question.picked is None or question.move is not None:
+        raise AgonError("bad request: picked: choices ask about the places picked, no move")
+    arena.reads.take(address, "reads of the API")
+    return await arena.choices(game_id, question.picked)
+
+
+async def _make(arena: Arena, game_id: str, change: SocketMessage) -> Loaded:
+    if change.picked is not None:
+        raise AgonError(f"bad request: picked: {change.type} picks no places")
     if change.type == "move":
         if change.move is None:
             raise AgonError("bad request: move: a move needs its text (such as 'pass')")

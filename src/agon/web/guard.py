@@ -163,13 +163,14 @@ def client_address(scope: Mapping[str, Any]) -> str:
 
 
 class ReadLimit:
-    """At most ``per_minute`` reads of the API (GET and HEAD of ``/api/…``) for each client
+    """At most ``reads``' rate of reads of the API (GET and HEAD of ``/api/…``, and the
+    questions asked on a game's socket, which take from the same limit) for each client
     address, so that a few busy readers cannot slow every game: 429 with ``Retry-After``
     beyond."""
 
-    def __init__(self, app: App, per_minute: int) -> None:
+    def __init__(self, app: App, reads: RateLimit) -> None:
         self.app = app
-        self.reads = RateLimit(per_minute)
+        self.reads = reads
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if (

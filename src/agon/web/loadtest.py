@@ -261,12 +261,16 @@ class _Game:
             self.answered_at = answered
 
     async def _ask_choices(self, client: httpx.AsyncClient, mover: str, move: Move) -> bool:
-        """Ask what the move's first place makes, as the page does when it is clicked: whether
-        it was answered (else the error is counted)."""
+        """Ask what the move's first place makes, as the page does when it is clicked (on the
+        player's socket where moves go there): whether it was answered (else the error is
+        counted)."""
         game = self.plan.game
         places = game.move_places(move)
         if not places:  # (a move of no place, the pass: a button, asked about by no page)
             return True
+        seat_socket = self.seat_sockets.get(mover)
+        if seat_socket is not None:
+            return await seat_socket.choices([game.place_name(places[0])], self.report)
         answer = await _request(
             client, self.report, "GET", f"/api/games/{self.game_id}/choices",
             params={"picked": game.place_name(places[0])},
@@ -393,27 +397,42 @@ class _SeatSocket:
         self, text: str, revision: int, token: str, report: LoadReport
     ) -> int | None:
         """Send a move: the game's revision it made, or None after counting the error."""
-        number = next(self.numbers)
-        answer = self.waiting[number] = asyncio.get_running_loop().create_future()
         change = {"type": "move", "move": text, "revision": revision, "token": token}
+        said = await self._ask(change, "done", "move", report)
+        return None if said is None else int(said["revision"])
+
+    async def choices(self, picked: list[str], report: LoadReport) -> bool:
+        """Ask what the places picked make: whether it was answered (else the error is
+        counted)."""
+        question = {"type": "choices", "picked": picked}
+        return await self._ask(question, "choices", "choices", report) is not None
+
+    async def _ask(
+        self, message: dict[str, Any], answered: str, what: str, report: LoadReport
+    ) -> dict[str, Any] | None:
+        """Send ``message`` and await its answer, of type ``answered``: the answer, or None
+        after counting the error (named by ``what``)."""
+        number = next(self.numbers)
+        answer: asyncio.Future[dict[str, Any]] = asyncio.get_running_loop().create_future()
+        self.waiting[number] = answer
         try:
-            await self.socket.send(json.dumps({**change, "id": number}))
+            await self.socket.send(json.dumps({**message, "id": number}))
             async with asyncio.timeout(REQUEST_SECONDS):
                 said = await answer
         except (OSError, WebSocketException, TimeoutError) as error:
-            report.errors[f"move on the game's socket: {type(error).__name__}"] += 1
+            report.errors[f"{what} on the game's socket: {type(error).__name__}"] += 1
             return None
         finally:
             self.waiting.pop(number, None)
-        if said.get("type") != "done":
+        if said.get("type") != answered:
             detail = str(said.get("detail", ""))[:80]
-            report.errors[f"move on the game's socket: {said.get('status')} {detail}"] += 1
+            report.errors[f"{what} on the game's socket: {said.get('status')} {detail}"] += 1
             return None
-        return int(said["revision"])
+        return said
 
     async def _read(self) -> None:
-        """Hand each answer to the move waiting for it (an update, packed, is binary); once
-        the socket is closed, fail the move still waiting."""
+        """Hand each answer to the message waiting for it (an update, packed, is binary); once
+        the socket is closed, fail the message still waiting."""
         with contextlib.suppress(WebSocketException):
             async for message in self.socket:
                 said = _json_object(message) if isinstance(message, str) else {}

@@ -261,13 +261,14 @@ async function send(change) {
   acceptView(answer, answer);
 }
 
-/** The game's revision once the socket's server has made the change (an ApiError, as an HTTP
- * request's, where it refuses it or the socket closes first). */
-function sendOnSocket(open, change) {
+/** Send a change or a question on the socket: the game's revision once the server has made
+ * the change, or the question's answer (an ApiError, as an HTTP request's, where it refuses it
+ * or the socket closes first). */
+function sendOnSocket(open, message) {
   const id = nextChangeId++;
   return new Promise((resolve, reject) => {
     answersAwaited.set(id, { resolve, reject });
-    open.send(JSON.stringify({ ...change, token, id }));
+    open.send(JSON.stringify({ ...message, token, id }));
   });
 }
 
@@ -276,7 +277,17 @@ function answerArrived(data) {
   if (!awaited) return;
   answersAwaited.delete(data.id);
   if (data.type === "done") awaited.resolve(data.revision);
+  else if (data.type === "choices") awaited.resolve(data.answer);
   else awaited.reject(new ApiError(data.detail ?? `The server answered ${data.status}.`, data.status));
+}
+
+/** What the places picked make (GET /choices' answer): asked on the socket where it is open. */
+function askChoices(places) {
+  if (socket && socket.readyState === WebSocket.OPEN) {
+    return sendOnSocket(socket, { type: "choices", picked: places });
+  }
+  const query = encodeURIComponent(places.join(","));
+  return api(`/api/games/${encodeURIComponent(gameId)}/choices?picked=${query}`, { token });
 }
 
 function answersLost() {
@@ -315,10 +326,7 @@ function clearSelection(redraw) {
  * of is that move, without asking again. */
 async function pick(places) {
   const named = places.length > 1 ? choices.get(places[places.length - 1])?.move : null;
-  const query = encodeURIComponent(places.join(","));
-  const answer = named
-    ? { move: named }
-    : await api(`/api/games/${encodeURIComponent(gameId)}/choices?picked=${query}`, { token });
+  const answer = named ? { move: named } : await askChoices(places);
   if (answer.move) {
     clearSelection(false);
     try {
