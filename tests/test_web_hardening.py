@@ -217,8 +217,10 @@ def test_websocket_fuzz_never_breaks_the_game_for_others(
 SEAT = "the seat's token"
 IDS = st.integers() | st.text(max_size=70) | st.none() | st.lists(st.integers())
 ODD_CHANGES = st.fixed_dictionaries(
-    {"type": st.sampled_from(["move", "undo", "resign", "draw", ""])},
+    {"type": st.sampled_from(["move", "undo", "resign", "choices", "draw", ""])},
     optional={
+        "picked": st.lists(st.sampled_from(["1", "2", "9", "a1", ""]) | st.text(max_size=20),
+                           max_size=18) | st.text(max_size=3) | st.none(),
         "move": st.sampled_from(["1", "2", "3", "pass", "0", "99", ""])
         | st.text(max_size=70) | st.integers() | st.none(),
         "revision": st.integers(-2, 6) | st.floats(allow_nan=False) | st.text(max_size=3)
@@ -233,6 +235,10 @@ PLAYERS_CHANGES = st.fixed_dictionaries(
     optional={"id": IDS},
 ) | st.fixed_dictionaries(
     {"type": st.sampled_from(["undo", "resign"]), "token": st.just(SEAT)}, optional={"id": IDS}
+) | st.fixed_dictionaries(
+    {"type": st.just("choices"), "picked": st.lists(st.sampled_from(["1", "2", "3"]),
+                                                    min_size=1, max_size=1)},
+    optional={"id": IDS},
 )
 CHANGES = PLAYERS_CHANGES | ODD_CHANGES
 
@@ -242,8 +248,9 @@ CHANGES = PLAYERS_CHANGES | ODD_CHANGES
 def test_whatever_change_a_socket_sends_it_is_answered_in_words_never_failed(
     app_client: TestClient, changes: list[dict[str, Any]]
 ) -> None:
-    """Each change sent on a game's socket, however odd, is answered on it, in order: done,
-    or refused with a status of the API's refusals and words; its id comes back where it
+    """Each change or question sent on a game's socket, however odd, is answered on it, in
+    order: done (or the question's answer), or refused with a status of the API's refusals and
+    words; its id comes back where it
     is one; the game holds exactly the moves answered done."""
     client = app_client
     seat, _ = start_game(client, game="alak", options={"size": 5}, opponent="local")
@@ -262,6 +269,8 @@ def test_whatever_change_a_socket_sends_it_is_answered_in_words_never_failed(
             if answer["type"] == "refused":
                 assert answer["status"] in (400, 403, 409, 422), (change, answer)
                 assert isinstance(answer["detail"], str) and answer["detail"], answer
+            elif answer["type"] == "choices":
+                assert change["type"] == "choices" and "svg" in answer["answer"], answer
             else:
                 assert answer["type"] == "done", answer
                 if change["type"] == "move":
