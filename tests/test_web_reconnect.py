@@ -87,12 +87,15 @@ def test_a_request_that_finds_no_server_shows_the_banner_until_one_answers(
     arena: ArenaProcess, page: Page
 ) -> None:
     first_game = next(iter(httpx.get(f"{arena.url}/api/meta").json()["games"]))
-    created = arena.post("/api/games", {"game": first_game, "opponent": "local"})
+    created = arena.post("/api/games", {"game": first_game, "opponent": "computer",
+                                        "level": "beginner", "colour": "black"})
     page.goto(arena.url + created["url"])
     page.wait_for_selector("#game[data-live=true]")
-    # The requests fail as with no server, while the WebSocket is still open.
+    page.wait_for_selector("#board.interactive")
+    # The requests fail as with no server, while the WebSocket is still open (moves and the
+    # questions about places go on the socket: a hint is a request).
     page.route("**/api/games/**", lambda route: route.abort("connectionrefused"))
-    page.locator("#board [data-place]").first.click()
+    page.click("#hint-button")
     banner = page.locator("#connection")
     expect(banner).to_have_text(OFFLINE_TEXT)
     expect(page.locator("#message")).to_contain_text("The server cannot be reached")
