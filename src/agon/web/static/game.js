@@ -238,13 +238,13 @@ async function act(work) {
   }
 }
 
-// --- changes: on the game's socket where it is open, else by HTTP ------------------------------
+// --- changes and questions: on the game's socket where it is open, else by HTTP ---------------
 
 // A change answered on the socket is shown once its update comes; if that takes longer than
 // this, the page asks for the game instead.
 const UPDATE_WAIT_MS = 3000;
-let nextChangeId = 1;
-const answersAwaited = new Map(); // a change's id → {resolve, reject}
+let nextMessageId = 1;
+const answersAwaited = new Map(); // a message's id → {resolve, reject}
 let revisionsAwaited = []; // {revision, resolve}: changes made, their updates not yet shown
 
 /** Make a change, `{type: "move", move, revision}`, `{type: "undo", revision}` or `{type:
@@ -265,7 +265,7 @@ async function send(change) {
  * the change, or the question's answer (an ApiError, as an HTTP request's, where it refuses it
  * or the socket closes first). */
 function sendOnSocket(open, message) {
-  const id = nextChangeId++;
+  const id = nextMessageId++;
   return new Promise((resolve, reject) => {
     answersAwaited.set(id, { resolve, reject });
     open.send(JSON.stringify({ ...message, token, id }));
