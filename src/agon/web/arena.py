@@ -188,12 +188,16 @@ class Arena:
         return loaded
 
     async def holds_a_seat(self, game_id: str, token: str) -> bool:
-        """Whether ``token`` holds a seat of the game (False where there is no such game)."""
-        try:
-            loaded = await self.load(game_id)
-        except NotFound:
-            return False
-        return bool(seats_of(loaded.stored, token))
+        """Whether ``token`` holds a seat of the game (False where there is no such game). A
+        game's seats never change, so the game kept here answers without a read (the socket
+        asking reads the game as it joins)."""
+        found = self._kept.get(game_id)
+        if found is None:
+            try:
+                found = await self.load(game_id)
+            except NotFound:
+                return False
+        return bool(seats_of(found.stored, token))
 
     async def load_at(self, game_id: str, revision: int | None) -> Loaded:
         """The game, for a change made at ``revision`` (None: at the revision the database
