@@ -251,8 +251,9 @@ let revisionsAwaited = []; // {revision, resolve}: changes made, their updates n
  * "resign"}`: on the game's socket where it is open (docs/web.md, Moves on the game's socket),
  * else by HTTP; done once the page shows the game after it. */
 async function send(change) {
-  if (socket && socket.readyState === WebSocket.OPEN) {
-    await shown(await sendOnSocket(socket, change));
+  const open = openSocketNow();
+  if (open) {
+    await shown(await sendOnSocket(open, change));
     return;
   }
   const { type, ...body } = change;
@@ -283,9 +284,8 @@ function answerArrived(data) {
 
 /** What the places picked make (GET /choices' answer): asked on the socket where it is open. */
 function askChoices(places) {
-  if (socket && socket.readyState === WebSocket.OPEN) {
-    return sendOnSocket(socket, { type: "choices", picked: places });
-  }
+  const open = openSocketNow();
+  if (open) return sendOnSocket(open, { type: "choices", picked: places });
   const query = encodeURIComponent(places.join(","));
   return api(`/api/games/${encodeURIComponent(gameId)}/choices?picked=${query}`, { token });
 }
@@ -444,10 +444,15 @@ function showOffline(lost) {
   if (view) render();
 }
 
+/** The game's socket where it is open now, else null. */
+function openSocketNow() {
+  return socket && socket.readyState === WebSocket.OPEN ? socket : null;
+}
+
 /** A request found no server: say so, and let the socket's reconnection find it again. */
 function connectionLost() {
   showOffline(true);
-  if (socket && socket.readyState === WebSocket.OPEN) socket.close();
+  openSocketNow()?.close();
 }
 
 function connect() {
