@@ -19,6 +19,7 @@ from agon.core.records import GameRecord
 from agon.games import make_game
 from agon.web import arena as arena_module
 from agon.web import seats as seats_module
+from agon.web import store as store_module
 from agon.web import thinking as thinking_module
 from agon.web.app import create_app
 from agon.web.config import database_url, default_db_path
@@ -364,6 +365,22 @@ def test_a_stale_revision_cannot_store_a_second_move(arena_url: str) -> None:
         store.append_move("race", stored.revision, 1, "2", Outcome())
     loaded = store.load("race")
     assert loaded is not None and loaded.moves == ["1"]
+    store.close()
+
+
+def test_the_revisions_of_many_games_are_read_together(
+    arena_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(store_module, "REVISIONS_A_READ", 2)  # (so three statements)
+    store = Store(database_url(arena_url))
+    game_ids = [f"many{number}" for number in range(5)]
+    for game_id in game_ids:
+        store.create(game_id=game_id, game="alak", options={"size": 5}, mode="local",
+                     seats={"black": {"token": "t"}, "white": {"token": "t"}}, host=None)
+    store.append_move("many3", 0, 1, "1", Outcome())
+    asked = [*game_ids, "nothing"]
+    assert store.revisions(asked) == {**dict.fromkeys(game_ids, 0), "many3": 1}
+    assert store.revisions([]) == {}
     store.close()
 
 

@@ -147,26 +147,28 @@ def test_a_stuck_watcher_is_dropped_and_closed(monkeypatch: pytest.MonkeyPatch) 
     assert stuck.closed == TOO_SLOW and stuck.sent == []
 
 
-def test_a_game_watched_many_times_is_polled_once(
+def test_the_games_watched_here_are_polled_together(
     client: TestClient, monkeypatch: pytest.MonkeyPatch  # noqa: F811
 ) -> None:
-    """Changes made by another server process are found by polling the game: once for the game,
-    however many of its watchers a process holds (each would otherwise poll it)."""
+    """Changes made by another server process are found by polling: one read of every game
+    watched here, however many games and watchers this process holds (a poll a game, or a
+    socket, would make many times as many)."""
     refresh = 0.05
     monkeypatch.setattr(arena_module, "REFRESH_SECONDS", refresh)
-    seat, _ = start_game(client, game="alak", options={"size": 5}, opponent="local")
-    game_id = seat.game_id
+    game_ids = [
+        start_game(client, game="alak", options={"size": 5}, opponent="local")[0].game_id
+        for _ in range(3)
+    ]
     store = client.app.state.arena.store  # type: ignore[attr-defined]
-    polls = 0
-    revision = store.revision
+    polls: list[list[str]] = []
+    revisions = store.revisions
 
-    def counted(polled: str) -> int | None:
-        nonlocal polls
-        polls += polled == game_id
-        return revision(polled)  # type: ignore[no-any-return]
+    def counted(polled: list[str]) -> dict[str, int]:
+        polls.append(sorted(polled))
+        return revisions(polled)  # type: ignore[no-any-return]
 
-    monkeypatch.setattr(store, "revision", counted)
-    sockets = [client.websocket_connect(f"/ws/games/{game_id}") for _ in range(5)]
+    monkeypatch.setattr(store, "revisions", counted)
+    sockets = [client.websocket_connect(f"/ws/games/{game_id}") for game_id in game_ids * 2]
     opened = [socket.__enter__() for socket in sockets]
     try:
         for socket in opened:
@@ -177,7 +179,32 @@ def test_a_game_watched_many_times_is_polled_once(
     finally:
         for socket in sockets:
             socket.__exit__(None, None, None)
-    assert 0 < polls <= elapsed / refresh + 2  # (five polls would make five times as many)
+    assert 0 < len(polls) <= elapsed / refresh + 2  # (six sockets polling would make 6×)
+    assert polls[-1] == sorted(game_ids)
+
+
+def test_a_poll_that_fails_is_made_again(
+    client: TestClient, monkeypatch: pytest.MonkeyPatch  # noqa: F811
+) -> None:
+    monkeypatch.setattr(arena_module, "REFRESH_SECONDS", 0.05)
+    seat, _ = start_game(client, game="alak", options={"size": 5}, opponent="local")
+    store = client.app.state.arena.store  # type: ignore[attr-defined]
+    polls: list[None] = []
+    revisions = store.revisions
+
+    def failing_first(polled: list[str]) -> dict[str, int]:
+        polls.append(None)
+        if len(polls) == 1:
+            raise RuntimeError("the database is away")
+        return revisions(polled)  # type: ignore[no-any-return]
+
+    monkeypatch.setattr(store, "revisions", failing_first)
+    with client.websocket_connect(f"/ws/games/{seat.game_id}") as socket:
+        socket.receive_json()
+        deadline = time.monotonic() + 30
+        while len(polls) < 3 and time.monotonic() < deadline:
+            time.sleep(0.05)
+    assert len(polls) >= 3
 
 
 def test_a_move_s_view_is_built_once_for_its_answer_and_its_watchers(

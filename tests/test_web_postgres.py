@@ -54,14 +54,14 @@ def test_a_change_on_another_process_is_announced_not_polled(
         for client in (here, elsewhere)
     ), "listening")
     store = here.app.state.arena.store  # type: ignore[attr-defined]
-    polls: list[str] = []
-    revision = store.revision
+    polls: list[list[str]] = []
+    revisions = store.revisions
 
-    def counted(game_id: str) -> int | None:
-        polls.append(game_id)
-        return revision(game_id)  # type: ignore[no-any-return]
+    def counted(game_ids: list[str]) -> dict[str, int]:
+        polls.append(game_ids)
+        return revisions(game_ids)  # type: ignore[no-any-return]
 
-    monkeypatch.setattr(store, "revision", counted)
+    monkeypatch.setattr(store, "revisions", counted)
     seat, created = start_game(here, game="alak", options={"size": 5}, opponent="friend")
     guest = Seat(elsewhere, seat.game_id, created["invite_token"])
     with here.websocket_connect(f"/ws/games/{seat.game_id}") as socket:

@@ -115,9 +115,12 @@ class Arena:
     ) -> None:
         self.store = store
         self.hub = Hub()
-        self._following: dict[str, tuple[asyncio.Task[None] | None, int]] = {}
-        """The poll of each game watched here (None where changes are announced), and how many
-        of its watchers it serves."""
+        self._following: dict[str, tuple[int, int]] = {}
+        """Each game watched here: the revision its first watcher here was sent, and how many
+        watchers it has here."""
+        self._poll: asyncio.Task[None] | None = None
+        """Where changes are not announced, the one poll of every game watched here
+        (:meth:`_poll_followed`)."""
         self._kept: OrderedDict[str, Loaded] = OrderedDict()
         """The latest games loaded or stored here (:data:`KEPT_GAMES`), never changed."""
         self._updates: OrderedDict[tuple[str, int], Update] = OrderedDict()
@@ -584,24 +587,24 @@ class Arena:
     def following(self, game_id: str, seen: int) -> Iterator[None]:
         """While the block runs, the changes to the game that this process did not make
         (another server process on the same database did) are broadcast: as PostgreSQL
-        announces them (:meth:`_changed_elsewhere`), or else found by one poll of the game
-        (:meth:`_follow`) however many of its watchers this process holds; ``seen`` is the
-        revision the watcher entering was sent."""
-        poll, watchers = self._following.get(game_id, (None, 0))
-        if not watchers:
-            if self.store.notifies:  # (a change announced before the watcher joined: look)
-                self._refresh(game_id, seen)
-            else:
-                poll = asyncio.create_task(self._follow(game_id, seen))
-        self._following[game_id] = (poll, watchers + 1)
+        announces them (:meth:`_changed_elsewhere`), or else found by one poll of every game
+        watched here (:meth:`_poll_followed`), however many games and watchers this process
+        holds; ``seen`` is the revision the watcher entering was sent."""
+        first_seen, watchers = self._following.get(game_id, (seen, 0))
+        if not watchers and self.store.notifies:  # (a change announced before it joined: look)
+            self._refresh(game_id, seen)
+        self._following[game_id] = (first_seen, watchers + 1)
+        if not self.store.notifies and self._poll is None:
+            self._poll = asyncio.create_task(self._poll_followed())
         try:
             yield
         finally:
-            poll, watchers = self._following.pop(game_id)
+            first_seen, watchers = self._following.pop(game_id)
             if watchers > 1:
-                self._following[game_id] = (poll, watchers - 1)
-            elif poll is not None:
-                poll.cancel()
+                self._following[game_id] = (first_seen, watchers - 1)
+            elif not self._following and self._poll is not None:
+                self._poll.cancel()
+                self._poll = None
 
     def _changed_elsewhere(self, game_id: str, revision: int) -> None:
         """PostgreSQL announced a change of the game: broadcast it, where the game is watched
@@ -641,14 +644,20 @@ class Arena:
                 self._read_after.discard(game_id)
                 self._refresh(game_id, self.hub.announced(game_id))
 
-    async def _follow(self, game_id: str, seen: int) -> None:
-        """Poll the game every :data:`REFRESH_SECONDS` and broadcast a revision newer than
-        ``seen`` and than any broadcast already. Runs until cancelled."""
+    async def _poll_followed(self) -> None:
+        """Every :data:`REFRESH_SECONDS`, read the revisions of all the games watched here in
+        one statement, and read again and broadcast each game whose revision is newer than
+        its watchers were sent. Runs until cancelled."""
         while True:
             await asyncio.sleep(REFRESH_SECONDS)
-            revision = await asyncio.to_thread(self.store.revision, game_id)
-            if revision is None or revision <= max(seen, self.hub.announced(game_id)):
+            try:
+                revisions = await asyncio.to_thread(self.store.revisions, list(self._following))
+            except Exception:  # (the next poll tries again: one failure must not end them)
+                log.exception("reading the revisions of the games watched here failed")
                 continue
-            loaded = await self.load(game_id)
-            seen = loaded.stored.revision
-            self.broadcast(loaded)
+            for game_id, revision in revisions.items():
+                if game_id not in self._following:
+                    continue
+                seen = max(self._following[game_id][0], self.hub.announced(game_id))
+                if revision > seen:
+                    self._refresh(game_id, seen)

@@ -16,7 +16,7 @@ import os
 import secrets
 import socket
 import threading
-from collections.abc import Callable, Collection, Iterator
+from collections.abc import Callable, Collection, Iterator, Sequence
 from contextlib import AbstractContextManager, contextmanager, nullcontext
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime, timedelta
@@ -124,6 +124,12 @@ class TurnRow(Base):
 # several times what running it does (docs/web.md, *A move's statements built once*).
 _GAMES = cast(Table, GameRow.__table__)
 _REVISION_OF_GAME = select(_GAMES.c.revision).where(_GAMES.c.id == bindparam("game_id"))
+_REVISIONS_OF_GAMES = select(_GAMES.c.id, _GAMES.c.revision).where(
+    _GAMES.c.id.in_(bindparam("game_ids", expanding=True))
+)
+REVISIONS_A_READ = 500
+"""Games whose revisions one statement reads (:meth:`Store.revisions`): well within every
+database's limit on a statement's parameters (SQLite's oldest: 999)."""
 _MOVES = cast(Table, MoveRow.__table__)
 _INSERT_MOVE = insert(_MOVES)
 _NOTIFY = select(func.pg_notify(bindparam("channel"), bindparam("payload")))
@@ -413,9 +419,17 @@ class Store:
         is, found by one small read; games are never deleted)."""
         return None if self._revision(game_id) == revision else self.load(game_id)
 
-    def revision(self, game_id: str) -> int | None:
-        """The game's revision (None if there is no such game): cheap, to notice changes."""
-        return self._revision(game_id)
+    def revisions(self, game_ids: Sequence[str]) -> dict[str, int]:
+        """The revision of each of the games that exists: cheap, to notice changes."""
+        found: dict[str, int] = {}
+        with self.engine.connect() as connection:
+            for start in range(0, len(game_ids), REVISIONS_A_READ):
+                chunk = list(game_ids[start:start + REVISIONS_A_READ])
+                for game_id, revision in connection.execute(
+                    _REVISIONS_OF_GAMES, {"game_ids": chunk}
+                ):
+                    found[game_id] = revision
+        return found
 
     def _revision(self, game_id: str) -> int | None:
         with self.engine.connect() as connection:
