@@ -356,6 +356,39 @@ def test_games_stored_before_tokens_were_hashed_keep_their_seats(arena_url: str)
         assert Seat(client, "older", "guest").view()["you"] == []
 
 
+def test_a_game_let_go_while_it_is_read_again_is_still_answered(
+    client: TestClient, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A game kept here is checked against the database in a thread; meanwhile the arena may
+    let it go to keep another (it keeps the latest used). It was answered 500 then."""
+    monkeypatch.setattr(arena_module, "KEPT_GAMES", 1)
+    first, _ = start_game(client, game="alak", options={"size": 5}, opponent="local")
+    second, _ = start_game(client, game="alak", options={"size": 5}, opponent="local")
+    assert first.move("3").status_code == 200  # (the first game kept, the second let go)
+    store = client.app.state.arena.store  # type: ignore[attr-defined]
+    checking, let_go = threading.Event(), threading.Event()
+    load_changed = store.load_changed
+
+    def slow_check(game_id: str, revision: int) -> Any:
+        checking.set()
+        assert let_go.wait(timeout=30)
+        return load_changed(game_id, revision)
+
+    monkeypatch.setattr(store, "load_changed", slow_check)
+    answers: list[Any] = []
+    reader = threading.Thread(target=lambda: answers.append(first.get("")))
+    reader.start()
+    try:
+        assert checking.wait(timeout=30)
+        monkeypatch.setattr(store, "load_changed", load_changed)
+        assert second.get("").status_code == 200  # (read in full: kept instead of the first)
+    finally:
+        let_go.set()
+        reader.join(timeout=30)
+    assert answers[0].status_code == 200, answers[0].text
+    assert [move["text"] for move in answers[0].json()["moves"]] == ["3"]
+
+
 def test_a_stale_revision_cannot_store_a_second_move(arena_url: str) -> None:
     store = Store(database_url(arena_url))
     stored = store.create(game_id="race", game="alak", options={"size": 5}, mode="local",

@@ -241,7 +241,8 @@ class Arena:
                 self.store.load_changed, game_id, kept.stored.revision
             )
             if stored is None:
-                self._kept.move_to_end(game_id)
+                if self._kept.get(game_id) is kept:  # (else let go, or replaced, meanwhile)
+                    self._kept.move_to_end(game_id)
                 return kept.copy()
         if stored is None:
             raise NotFound(f"there is no game {quoted(game_id)}")
