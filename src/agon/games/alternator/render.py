@@ -7,7 +7,7 @@ cell, so the cell colours (brackets in plain text) also show who owns each tree.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from functools import lru_cache
 from html import escape
 
@@ -152,16 +152,18 @@ def _drawing_order(state: AlternatorState) -> list[int]:
     A stem ends at the centre of the next cell of its tree, so that cell must be drawn after
     it: its pit dot or its root's disc then covers the stem's end.
     """
-
-    def depth(cell: int) -> int:
-        steps = 0
-        target = state.stem_target(cell)
-        while target is not None:
+    steps_to_root: dict[int, int] = {}
+    for start in range(state.game.cells):
+        stems: list[int] = []
+        cell = start
+        while cell not in steps_to_root and (target := state.stem_target(cell)) is not None:
+            stems.append(cell)
+            cell = target
+        steps = steps_to_root.setdefault(cell, 0)
+        for pit in reversed(stems):  # (each cell's steps counted once, from its root down)
             steps += 1
-            target = state.stem_target(target)
-        return steps
-
-    return sorted(range(state.game.cells), key=lambda cell: (-depth(cell), cell))
+            steps_to_root[pit] = steps
+    return sorted(range(state.game.cells), key=lambda cell: (-steps_to_root[cell], cell))
 
 
 def render_svg(
@@ -174,9 +176,10 @@ def render_svg(
     if last_move is not None and last_move != game.pass_move:
         pit, root = game.move_cells(last_move)
         last = {pit} if root is None else {pit, root}
+    drawn = _cells_drawn(game)
     parts = [_svg_background(game)]
     for cell in _drawing_order(state):
-        parts.append(_svg_cell(state, cell, cell in highlighted, cell in last))
+        parts.append(drawn(cell, state.cells[cell], cell in highlighted, cell in last))
     parts.append("</svg>")
     return "\n".join(parts)
 
@@ -217,19 +220,25 @@ def _label(x: int, y: int, text: str) -> str:
     return f'<text class="label" x="{x}" y="{y}">{text}</text>'
 
 
-def _svg_cell(state: AlternatorState, cell: int, highlighted: bool, last: bool) -> str:
-    return _svg_cell_drawn(
-        state.game, cell, state.is_pit(cell), state.size(cell), state.stem_target(cell),
-        highlighted, last,
-    )
+@lru_cache(maxsize=64)  # (one a board size and komi, as the background)
+def _cells_drawn(game: Alternator) -> Callable[[int, int, bool, bool], str]:
+    """The board's cells drawn, each from what its marks depend on: its content in the rules'
+    array (a pit's direction or a root's size), and whether it is lit or part of the last move.
+    The arena draws the board at every move, and most cells are as before."""
+
+    @lru_cache(maxsize=16384)
+    def drawn(cell: int, content: int, highlighted: bool, last: bool) -> str:
+        target = game.stem_end(cell, content)
+        return _svg_cell_drawn(game, cell, target, max(content, 0), highlighted, last)
+
+    return drawn
 
 
-@lru_cache(maxsize=16384)  # (the arena draws the board at every move: most cells are as before)
 def _svg_cell_drawn(
-    game: Alternator, cell: int, pit: bool, size: int, target: int | None, highlighted: bool,
-    last: bool,
+    game: Alternator, cell: int, target: int | None, size: int, highlighted: bool, last: bool
 ) -> str:
-    """One cell's marks, from what they depend on."""
+    """One cell's marks, from what they depend on (a pit's stem ends in ``target``)."""
+    pit = target is not None
     cx, cy = _centre(game, cell)
     classes = ["cell", "dark" if game.is_dark(cell) else "light"]
     classes.append("pit" if pit else "root")

@@ -128,6 +128,13 @@ class Alternator(Game):
             return rank * self.width + file
         return None
 
+    def stem_end(self, cell: int, content: int) -> int | None:
+        """Where ``cell`` points its stem when it holds ``content`` (its entry in a state's
+        ``cells``): the neighbour a pit's stem ends in; None for a root."""
+        if content >= 0:
+            return None
+        return self.neighbour(cell, -1 - content)
+
     def cell_name(self, cell: int) -> str:
         return f"{chr(ord('a') + cell % self.width)}{cell // self.width + 1}"
 
@@ -240,9 +247,7 @@ class AlternatorState(State):
 
     def stem_target(self, cell: int) -> int | None:
         """For a pit, the cell its stem points to; None for a root."""
-        if self.cells[cell] >= 0:
-            return None
-        return self.game.neighbour(cell, -1 - self.cells[cell])
+        return self.game.stem_end(cell, self.cells[cell])
 
     def roots(self) -> dict[int, int]:
         """Every root cell and its tree size."""
