@@ -14,6 +14,7 @@ import pytest
 from typer.testing import CliRunner
 
 from agon.cli import app
+from agon.web import config as config_module
 from agon.web.loadtest import MAX_UPDATE_BYTES, UnreadableUpdate, _Game, read_update
 from background import BackgroundServer
 from web_fixtures import UNLIMITED
@@ -22,7 +23,18 @@ pytestmark = pytest.mark.xdist_group("web")
 runner = CliRunner()
 
 
-def test_a_load_test_plays_watches_and_checks_every_game(tmp_path: Path) -> None:
+@pytest.fixture(autouse=True)
+def collector_tunings(monkeypatch: pytest.MonkeyPatch) -> list[None]:
+    """``agon loadtest`` tunes the garbage collector of its process: here, the test run's, so
+    it is only counted."""
+    tunings: list[None] = []
+    monkeypatch.setattr(config_module, "collect_rarely", lambda: tunings.append(None))
+    return tunings
+
+
+def test_a_load_test_plays_watches_and_checks_every_game(
+    tmp_path: Path, collector_tunings: list[None]
+) -> None:
     limits = replace(UNLIMITED, sockets_per_address=1000)
     with BackgroundServer(tmp_path / "load.db", limits=limits) as server:
         result = runner.invoke(app, [
@@ -32,6 +44,7 @@ def test_a_load_test_plays_watches_and_checks_every_game(tmp_path: Path) -> None
     assert result.exit_code == 0, result.output
     report = json.loads(result.stdout)
     assert report["moves_over"] == "websocket"  # (as the game page sends them)
+    assert collector_tunings == [None]  # (its own pauses would be timed as the arena's)
     assert report["errors"] == {} and report["mismatches"] == []
     assert report["games_played"] >= 3 and report["games_verified"] == report["games_played"]
     assert report["moves"] == report["move_latency"]["count"] > 0

@@ -25,7 +25,13 @@ from starlette.websockets import WebSocketDisconnect
 
 from agon.core.errors import AgonError
 from agon.web.app import CLOSE_REASON_BYTES
-from agon.web.config import ArenaLimits, server_options, trusted_proxies, ws_compression
+from agon.web.config import (
+    FULL_COLLECTION_AFTER,
+    ArenaLimits,
+    server_options,
+    trusted_proxies,
+    ws_compression,
+)
 from agon.web.hub import SEAT_PROTOCOL
 from background import BackgroundServer, free_port
 from web_fixtures import TestClient, start_game
@@ -55,22 +61,25 @@ def test_reads_of_the_api_are_limited_per_address(tmp_path: Path) -> None:
             == 201
 
 
-@pytest.mark.parametrize("freeze", [True, False])
-def test_a_server_leaves_its_startup_objects_out_of_full_collections(
-    tmp_path: Path, freeze: bool
+@pytest.mark.parametrize("rarely", [True, False])
+def test_a_server_leaves_its_startup_objects_out_of_full_collections_and_makes_them_rarely(
+    tmp_path: Path, rarely: bool
 ) -> None:
     """``agon serve``'s (docs/web.md, *Full collections*): not an app made in a test."""
     from agon.web.app import create_app
 
+    thresholds = gc.get_threshold()
     gc.unfreeze()
     try:
         app = create_app(str(tmp_path / "f.db"), workers=1, executor="thread", warm=False,
-                         freeze_startup_objects=freeze)
+                         collect_rarely=rarely)
         with TestClient(app) as client:
             assert client.get("/api/meta").status_code == 200
-            assert (gc.get_freeze_count() > 10_000) is freeze
+            assert (gc.get_freeze_count() > 10_000) is rarely
+            assert (gc.get_threshold()[2] == FULL_COLLECTION_AFTER) is rarely
     finally:
         gc.unfreeze()
+        gc.set_threshold(*thresholds)
 
 
 def closed_at_once(client: TestClient, path: str) -> tuple[int, str]:

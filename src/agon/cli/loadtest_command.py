@@ -93,6 +93,7 @@ def loadtest(
     that every stored game holds exactly the moves acknowledged. The arena's per-address
     limits are made for players: raise them on the arena to load it from one address
     (docs/web.md, *Load*). Ctrl-C stops it and reports what was measured."""
+    from agon.web.config import collect_rarely
     from agon.web.loadtest import MOVES_OVER, LoadPlan, LoadReport, run_load
 
     game = build_game(game_name, options)
@@ -129,6 +130,7 @@ def loadtest(
                 progress.update(task, description=f"{played:,} moves")
 
         report = LoadReport(plan)
+        collect_rarely()  # (its own pauses would be measured as the arena's)
         try:
             asyncio.run(run_load(url, plan, on_move, report))
         except KeyboardInterrupt:

@@ -210,7 +210,7 @@ def serve(
     try:
         app = create_app(
             url, workers=workers, limits=limits, engine_levels=engine_levels,
-            freeze_startup_objects=True,
+            collect_rarely=True,
         )
     except SQLAlchemyError as error:
         fail(f"cannot open the database {shown}: {database_error(error)}")

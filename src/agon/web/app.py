@@ -7,7 +7,6 @@ header. Every error is a JSON ``{"detail": "..."}`` in words a player understand
 from __future__ import annotations
 
 import asyncio
-import gc
 import json
 import logging
 from collections.abc import AsyncIterator, Callable
@@ -29,7 +28,7 @@ from agon.core.game import State
 from agon.core.records import parse_json
 from agon.core.texts import LANGUAGE_NAMES
 from agon.games import plugins, words
-from agon.web import pages, views
+from agon.web import config, pages, views
 from agon.web.arena import Arena, NewGame
 from agon.web.bodies import ChangeBody, MoveBody, revision_of
 from agon.web.config import ArenaLimits, database_url
@@ -128,7 +127,7 @@ def create_app(
     warm: bool = True,
     limits: ArenaLimits | None = None,
     engine_levels: tuple[EngineLevel, ...] | None = None,
-    freeze_startup_objects: bool = False,
+    collect_rarely: bool = False,
 ) -> FastAPI:
     """The arena on database ``db`` (a URL or SQLite path; default: see ``config``).
 
@@ -137,10 +136,9 @@ def create_app(
     time, when Numba compiles them); ``limits``: what one client may ask (default: from the
     environment, see :class:`ArenaLimits`); ``engine_levels``: other programs offered as
     computer levels (default: those of ``$AGON_ENGINES``, see :mod:`agon.web.engines`);
-    ``freeze_startup_objects``: once started, the objects made so far (modules, routes,
-    schemas: most of a server process's) are left out of the garbage collector's full
-    collections (``gc.freeze``), which stop the event loop for as long as they take (docs/web.md,
-    *Full collections*): for a server process, not for one that makes many apps.
+    ``collect_rarely``: once started, the garbage collector leaves the objects made so far out
+    of its full collections, and makes those rarely (:func:`config.collect_rarely`): for a
+    server process, not for one that makes many apps.
     """
     url = db if isinstance(db, URL) else database_url(db)
     limits = limits or ArenaLimits.from_environment()
@@ -154,8 +152,8 @@ def create_app(
     @asynccontextmanager
     async def lifespan(_app: FastAPI) -> AsyncIterator[None]:
         arena.start()
-        if freeze_startup_objects:
-            gc.freeze()
+        if collect_rarely:
+            config.collect_rarely()
         yield
         await arena.close()
 
