@@ -5,8 +5,10 @@ sockets is polled once (docs/web.md, *How it is built*)."""
 from __future__ import annotations
 
 import asyncio
+import gc
 import json
 import time
+import weakref
 import zlib
 from typing import Any
 
@@ -53,6 +55,30 @@ async def until(condition: Any, what: str) -> None:
     while not condition():
         assert time.monotonic() < deadline, what
         await asyncio.sleep(0.01)
+
+
+def test_a_watcher_who_leaves_is_freed_without_the_garbage_collector() -> None:
+    """A socket holds many objects (the framework's, the connection's): left in a reference
+    cycle as it closed, they waited for a full collection, and the process's memory grew until
+    one came (docs/web.md, *Sockets freed as they close*)."""
+
+    async def scenario() -> weakref.ref[Watcher]:
+        hub = Hub()
+        watcher = Watcher()
+        hub.join("g", watcher)  # type: ignore[arg-type]
+        announce(hub, 1)
+        await until(lambda: watcher.sent == [1], "the update sent")
+        hub.leave("g", watcher)  # type: ignore[arg-type]
+        for _ in range(3):
+            await asyncio.sleep(0)  # (its sender cancelled and ended)
+        return weakref.ref(watcher)
+
+    gc.disable()
+    try:
+        freed = asyncio.run(scenario())
+        assert freed() is None
+    finally:
+        gc.enable()
 
 
 def test_a_revision_is_packed_once_for_every_watcher_who_asks(

@@ -114,7 +114,9 @@ class _Outbox:
         self.packed = packed
         self._waiting: Update | None = None
         self._ready = asyncio.Event()
-        self._task = asyncio.create_task(self._send_updates(hub, game_id))
+        self._task: asyncio.Task[None] | None = asyncio.create_task(
+            self._send_updates(hub, game_id)
+        )
 
     def offer(self, update: Update) -> None:
         """Send ``update`` next, instead of any update still waiting."""
@@ -122,9 +124,13 @@ class _Outbox:
         self._ready.set()
 
     def close(self) -> None:
-        """Stop sending (from the sender itself, which is dropping its watcher, nothing to do)."""
-        if asyncio.current_task() is not self._task:
+        """Stop sending (from the sender itself, which is dropping its watcher, nothing to do).
+        The sender is then let go: cancelled, it keeps its cancellation, whose traceback holds
+        this outbox, and so the socket's many objects would wait in a cycle for a full
+        collection (docs/web.md, *Sockets freed as they close*)."""
+        if self._task is not None and asyncio.current_task() is not self._task:
             self._task.cancel()
+            self._task = None
 
     async def _send_updates(self, hub: Hub, game_id: str) -> None:
         while True:
