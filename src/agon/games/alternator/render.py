@@ -220,13 +220,20 @@ def _label(x: int, y: int, text: str) -> str:
     return f'<text class="label" x="{x}" y="{y}">{text}</text>'
 
 
-@lru_cache(maxsize=64)  # (one a board size and komi, as the background)
+BOARDS_DRAWN = 8
+"""Boards (a size and komi each) whose cells are kept drawn at once, each up to
+:data:`CELLS_DRAWN` cells: 16,384 cells in all, whatever boards a client asks for."""
+CELLS_DRAWN = 2048
+"""Cells kept drawn for one board: 300 random games of 8×8 drew 1,718 different ones."""
+
+
+@lru_cache(maxsize=BOARDS_DRAWN)
 def _cells_drawn(game: Alternator) -> Callable[[int, int, bool, bool], str]:
     """The board's cells drawn, each from what its marks depend on: its content in the rules'
     array (a pit's direction or a root's size), and whether it is lit or part of the last move.
     The arena draws the board at every move, and most cells are as before."""
 
-    @lru_cache(maxsize=16384)
+    @lru_cache(maxsize=CELLS_DRAWN)
     def drawn(cell: int, content: int, highlighted: bool, last: bool) -> str:
         target = game.stem_end(cell, content)
         return _svg_cell_drawn(game, cell, target, max(content, 0), highlighted, last)
