@@ -657,8 +657,9 @@ class Arena:
                 log.exception("reading the revisions of the games watched here failed")
                 continue
             for game_id, revision in revisions.items():
-                if game_id not in self._following:
+                followed = self._following.get(game_id)  # (its watchers may have left)
+                if followed is None:
                     continue
-                seen = max(self._following[game_id][0], self.hub.announced(game_id))
+                seen = max(followed[0], self.hub.announced(game_id))
                 if revision > seen:
                     self._refresh(game_id, seen)
